@@ -1,0 +1,29 @@
+"""dicebase: a precomputed strategy database for push-your-luck dice games.
+
+    import dicebase
+    with dicebase.open() as db:          # db/dicebase.duckdb, read-only
+        db.threes.best([4, 3, 1, 1, 2], to_beat=7, players_after=4)
+
+Heavy modules (numpy, duckdb, the solvers) load only when used.
+"""
+
+from __future__ import annotations
+
+__version__ = "0.1.0"
+
+__all__ = ["__version__", "open", "BadInput", "NotInDatabase", "DatabaseMissing"]
+
+
+def open(target=None):  # noqa: A001 - mirrors the builtin on purpose: dicebase.open(path)
+    """Open a database read-only; ``target`` is a path, a duckdb:/// or sqlite:/// URL, or None."""
+    from dicebase.query import open as _open
+
+    return _open(target)
+
+
+def __getattr__(name):
+    if name in ("BadInput", "NotInDatabase", "DatabaseMissing"):
+        from dicebase.query import base
+
+        return getattr(base, name)
+    raise AttributeError(name)

@@ -1,0 +1,1 @@
+"""Solvers and the build pipeline: solve each game once, bulk-write its tables."""

@@ -1,0 +1,324 @@
+"""The build pipeline: run each game's solver once and write its tables atomically.
+
+A build writes into a temporary file beside the target and renames it over
+the target only after every table, view and metadata row is in place, so an
+interrupted or failed build leaves the previous database untouched.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import platform
+import shutil
+import sys
+import time
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Iterable, Iterator
+
+import numpy as np
+
+import dicebase
+from dicebase.builder import registry
+from dicebase.builder.store import Writer, canonical_column, update_checksum
+from dicebase.location import Location, resolve
+from dicebase.schema import CORE, SCHEMA_VERSION, catalogue, game_tables, game_views
+
+
+class BuildError(Exception):
+    """A build request that cannot be carried out (bad option, incompatible file)."""
+
+
+@dataclass
+class TableStats:
+    rows: int = 0
+    seconds: float = 0.0
+    digest: Any = field(default_factory=hashlib.sha256)
+
+
+class BuildContext:
+    """What a game's ``build(ctx, options)`` uses to record variants and write rows."""
+
+    def __init__(self, game: str, writer: Writer, quiet: bool):
+        self.game = game
+        self.quiet = quiet
+        self._writer = writer
+        self._tables = {t.name: t for t in game_tables(game)}
+        self.table_stats: dict[str, TableStats] = {name: TableStats() for name in self._tables}
+        self.variants: dict[str, tuple[dict, dict]] = {}
+        self.steps: list[tuple[str, float]] = []
+        self.notes: dict[str, Any] = {}
+
+    def variant(self, name: str, rules: dict, solver: dict) -> None:
+        """Record a variant's full rule parameters and solver settings."""
+        if name in self.variants:
+            raise BuildError(f"{self.game}: variant {name!r} recorded twice")
+        self.variants[name] = (json.loads(json.dumps(rules)), json.loads(json.dumps(solver)))
+
+    def note(self, key: str, value: Any) -> None:
+        self.notes[key] = json.loads(json.dumps(value))
+
+    def write(self, table_name: str, columns: dict[str, np.ndarray]) -> None:
+        """Bulk-append rows given as equal-length numpy columns."""
+        table = self._tables.get(table_name)
+        if table is None:
+            raise BuildError(f"{self.game}: no table {table_name!r} in its schema")
+        expected = [c.name for c in table.columns]
+        if sorted(columns) != sorted(expected):
+            raise BuildError(
+                f"{table_name}: columns {sorted(columns)} do not match the schema's {sorted(expected)}"
+            )
+        ordered = {name: canonical_column(columns[name]) for name in expected}
+        stats = self.table_stats[table_name]
+        started = time.perf_counter()
+        stats.rows += self._writer.append(table_name, ordered)
+        stats.seconds += time.perf_counter() - started
+        for name, values in ordered.items():
+            update_checksum(stats.digest, name, values)
+
+    @contextlib.contextmanager
+    def step(self, label: str) -> Iterator[None]:
+        """Time a step; shown on stderr unless quiet, recorded in build_steps."""
+        started = time.perf_counter()
+        yield
+        seconds = time.perf_counter() - started
+        self.steps.append((label, seconds))
+        if not self.quiet:
+            print(f"  {self.game}: {label} ({seconds:.2f} s)", file=sys.stderr, flush=True)
+
+    def progress(self, iterable: Iterable, label: str, length: int | None = None) -> Iterable:
+        """A click progress bar over a long loop (plain iteration when quiet)."""
+        if self.quiet:
+            return iterable
+        import click
+
+        return _ProgressIterable(click.progressbar(iterable, length=length, label=f"  {self.game}: {label}", file=sys.stderr))
+
+
+class _ProgressIterable:
+    def __init__(self, bar):
+        self.bar = bar
+
+    def __iter__(self):
+        with self.bar as items:
+            yield from items
+
+
+@dataclass
+class BuildReport:
+    location: Location
+    built: list[str]
+    skipped: list[str]
+    seconds: float
+
+
+def parse_options(game: str, overrides: dict[str, Any] | None) -> dict[str, Any]:
+    module = registry.load(game)
+    options = dict(getattr(module, "DEFAULT_OPTIONS", {}))
+    for key, value in (overrides or {}).items():
+        if key not in options:
+            known = ", ".join(sorted(options)) or "none"
+            raise BuildError(f"unknown option {key!r} for {game}; known options: {known}")
+        options[key] = value
+    return options
+
+
+def _existing_games(loc: Location) -> dict[str, dict] | None:
+    """build_games rows of an existing, openable database of this schema version, else None."""
+    if not loc.path.exists():
+        return None
+    from dicebase.query import open as open_db
+
+    try:
+        with open_db(loc) as db:
+            info = dict(db.fetchall("SELECT key, value FROM build_info"))
+            if info.get("schema_version") != str(SCHEMA_VERSION):
+                return None
+            rows = db.fetchall("SELECT game, options_json FROM build_games")
+            return {
+                game: {"options": json.loads(opts), "package_version": info.get("package_version")}
+                for game, opts in rows
+            }
+    except Exception:
+        return None
+
+
+def _remove_stale_temporaries(target: Path) -> None:
+    for stale in target.parent.glob(f"{target.name}.tmp-*"):
+        pid_text = stale.name.rsplit("-", 1)[-1].split(".")[0]
+        try:
+            os.kill(int(pid_text), 0)
+        except (ValueError, ProcessLookupError):
+            stale.unlink(missing_ok=True)
+        except PermissionError:
+            pass
+
+
+def build(
+    games: list[str] | None = None,
+    target: str | os.PathLike | Location | None = None,
+    *,
+    force: bool = False,
+    quiet: bool = False,
+    options: dict[str, dict[str, Any]] | None = None,
+) -> BuildReport:
+    """Build ``games`` (default: all) into ``target`` (default: db/dicebase.duckdb).
+
+    Games already in the target with the same package version, schema version
+    and options are skipped unless ``force``.  Other games already in the file
+    are kept.  Raises BuildError for bad requests; any solver error propagates
+    after the temporary file is removed.
+    """
+    loc = target if isinstance(target, Location) else resolve(target)
+    try:
+        names = [registry.canonical(g) for g in (games or list(registry.GAMES))]
+    except ValueError as exc:
+        raise BuildError(str(exc)) from None
+    names = list(dict.fromkeys(names))
+    overrides = {registry.canonical(g): o for g, o in (options or {}).items()}
+    stray = set(overrides) - set(names)
+    if stray:
+        raise BuildError(f"options given for games not being built: {', '.join(sorted(stray))}")
+    game_options = {g: parse_options(g, overrides.get(g)) for g in names}
+
+    existing = _existing_games(loc)
+    up_to_date = [
+        g
+        for g in names
+        if existing
+        and g in existing
+        and existing[g]["options"] == game_options[g]
+        and existing[g]["package_version"] == dicebase.__version__
+    ]
+    todo = names if force else [g for g in names if g not in up_to_date]
+    if not todo:
+        return BuildReport(loc, [], names, 0.0)
+
+    loc.path.parent.mkdir(parents=True, exist_ok=True)
+    _remove_stale_temporaries(loc.path)
+    temp = loc.path.with_name(f"{loc.path.name}.tmp-{os.getpid()}")
+    keep = [g for g in (existing or {}) if g not in todo and g in registry.GAMES]
+    started = time.perf_counter()
+    writer = None
+    try:
+        if keep:
+            shutil.copyfile(loc.path, temp)
+        writer = Writer(temp, loc.store)
+        if keep:
+            _forget_games(writer, todo)
+        else:
+            for t in game_tables(CORE):
+                writer.create_table(t)
+        for game in todo:
+            _build_game(writer, game, game_options[game], quiet)
+        _write_catalogue(writer, sorted(set(keep) | set(todo), key=list(registry.GAMES).index))
+        _write_build_info(writer, loc, time.perf_counter() - started)
+        writer.close()
+        writer = None
+        os.replace(temp, loc.path)
+    finally:
+        if writer is not None:
+            writer.abort()
+        for leftover in (temp, temp.with_name(temp.name + ".wal")):
+            leftover.unlink(missing_ok=True)
+    return BuildReport(loc, todo, [g for g in names if g not in todo], time.perf_counter() - started)
+
+
+def _forget_games(writer: Writer, games: list[str]) -> None:
+    """Remove every trace of ``games`` from a copied database before rebuilding them."""
+    relations = writer.relations()
+    for game in games:
+        for view in game_views(game):
+            if view.name in relations:
+                writer.drop(view.name, "view")
+        for t in game_tables(game):
+            if t.name in relations:
+                writer.drop(t.name, "table")
+        for meta in ("build_games", "build_variants", "build_steps", "build_tables"):
+            writer.execute(f"DELETE FROM {meta} WHERE game = ?", (game,))
+
+
+def _build_game(writer: Writer, game: str, options: dict[str, Any], quiet: bool) -> None:
+    module = registry.load(game)
+    for t in game_tables(game):
+        writer.create_table(t)
+    ctx = BuildContext(game, writer, quiet)
+    if not quiet:
+        print(f"building {game} ...", file=sys.stderr, flush=True)
+    started = time.perf_counter()
+    module.build(ctx, dict(options))
+    for view in game_views(game):
+        writer.create_view(view)
+    seconds = time.perf_counter() - started
+    now = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    writer.insert_rows(
+        "build_games",
+        ["game", "options_json", "notes_json", "build_seconds", "built_at"],
+        [(game, json.dumps(options, sort_keys=True), json.dumps(ctx.notes, sort_keys=True), seconds, now)],
+    )
+    writer.insert_rows(
+        "build_variants",
+        ["game", "variant", "rules_json", "solver_json"],
+        [(game, name, json.dumps(r, sort_keys=True), json.dumps(s, sort_keys=True)) for name, (r, s) in ctx.variants.items()],
+    )
+    writer.insert_rows(
+        "build_steps",
+        ["game", "step", "seconds"],
+        [(game, label, sec) for label, sec in _unique_steps(ctx.steps)],
+    )
+    writer.insert_rows(
+        "build_tables",
+        ["table_name", "game", "row_count", "checksum", "write_seconds"],
+        [(name, game, s.rows, s.digest.hexdigest(), s.seconds) for name, s in ctx.table_stats.items()],
+    )
+    if not quiet:
+        print(f"built {game} in {seconds:.2f} s", file=sys.stderr, flush=True)
+
+
+def _unique_steps(steps: list[tuple[str, float]]) -> list[tuple[str, float]]:
+    """Merge repeated step labels (their seconds add up) so the key stays unique."""
+    merged: dict[str, float] = {}
+    for label, seconds in steps:
+        merged[label] = merged.get(label, 0.0) + seconds
+    return list(merged.items())
+
+
+def _write_catalogue(writer: Writer, games: list[str]) -> None:
+    table_rows, column_rows = catalogue(games)
+    writer.execute("DELETE FROM schema_tables")
+    writer.execute("DELETE FROM schema_columns")
+    writer.insert_rows("schema_tables", ["name", "kind", "game", "description"], table_rows)
+    writer.insert_rows(
+        "schema_columns",
+        ["table_name", "position", "column_name", "data_type", "is_key", "description"],
+        column_rows,
+    )
+
+
+def _write_build_info(writer: Writer, loc: Location, seconds: float) -> None:
+    import duckdb
+    import sqlalchemy
+
+    games = [g for (g,) in writer.execute("SELECT game FROM build_games ORDER BY game")]
+    facts = {
+        "package_version": dicebase.__version__,
+        "schema_version": str(SCHEMA_VERSION),
+        "built_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "store": loc.store,
+        "games": ",".join(games),
+        "last_build_seconds": f"{seconds:.3f}",
+        "python_version": platform.python_version(),
+        "numpy_version": np.__version__,
+        "duckdb_version": duckdb.__version__,
+        "sqlalchemy_version": sqlalchemy.__version__,
+        "machine": f"{platform.machine()} {os.cpu_count()} cores",
+    }
+    writer.execute("DELETE FROM build_info")
+    writer.insert_rows("build_info", ["key", "value"], sorted(facts.items()))
+
+
+__all__ = ["BuildContext", "BuildError", "BuildReport", "build", "parse_options"]

@@ -1,0 +1,141 @@
+"""Bulk writers for the two stores: numpy columns in, rows out.
+
+DuckDB ingests a dict of numpy arrays directly (a replacement scan over the
+registered arrays); SQLite gets ``executemany`` in large batches, all inside
+one transaction.  Neither path goes through an ORM or inserts row by row.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+from pathlib import Path
+
+import numpy as np
+from sqlalchemy import Table
+
+from dicebase.schema import View, create_table_sql, create_view_sql
+
+SQLITE_BATCH = 200_000
+
+
+def canonical_column(values: np.ndarray) -> np.ndarray:
+    """The array as stored: int64, float64, bool or object (Python str)."""
+    values = np.asarray(values)
+    kind = values.dtype.kind
+    if kind == "b":
+        return values.astype(bool, copy=False)
+    if kind in "iu":
+        return values.astype(np.int64, copy=False)
+    if kind == "f":
+        return values.astype(np.float64, copy=False)
+    if kind in "UO":
+        return values.astype(object, copy=False)
+    raise TypeError(f"unsupported column dtype {values.dtype}")
+
+
+def update_checksum(digest: "hashlib._Hash", name: str, values: np.ndarray) -> None:
+    digest.update(name.encode())
+    if values.dtype == object:
+        digest.update("\x00".join(map(str, values.tolist())).encode())
+    else:
+        digest.update(np.ascontiguousarray(values).view(np.uint8))
+
+
+class Writer:
+    """An open, writable store file.  Use ``close()`` to commit."""
+
+    def __init__(self, path: Path, store: str):
+        self.path = Path(path)
+        self.store = store
+        if store == "duckdb":
+            import duckdb
+
+            self.con = duckdb.connect(str(self.path))
+        elif store == "sqlite":
+            self.con = sqlite3.connect(str(self.path), isolation_level=None)
+            # The file is a private temporary until the final rename, so
+            # durability inside it buys nothing; the rename is the commit.
+            self.con.execute("PRAGMA journal_mode=OFF")
+            self.con.execute("PRAGMA synchronous=OFF")
+            self.con.execute("BEGIN")
+        else:
+            raise ValueError(f"unknown store {store!r}")
+
+    # -- schema ---------------------------------------------------------
+    def execute(self, sql: str, params: tuple | list = ()) -> list[tuple]:
+        cur = self.con.execute(sql, params)
+        try:
+            return cur.fetchall()
+        except Exception:  # statements without a result set
+            return []
+
+    def create_table(self, table: Table) -> None:
+        sql = create_table_sql(table)
+        if self.store == "sqlite" and table.primary_key.columns:
+            sql += " WITHOUT ROWID"  # clustered on the key: smaller file, one B-tree probe per lookup
+        self.con.execute(sql)
+
+    def create_view(self, view: View) -> None:
+        self.con.execute(create_view_sql(view))
+
+    def drop(self, name: str, kind: str) -> None:
+        self.con.execute(f"DROP {kind.upper()} IF EXISTS {name}")
+
+    def relations(self) -> dict[str, str]:
+        """Existing table and view names mapped to 'table' or 'view'."""
+        if self.store == "sqlite":
+            rows = self.execute("SELECT name, type FROM sqlite_master WHERE type IN ('table', 'view')")
+        else:
+            rows = self.execute(
+                "SELECT table_name, CASE table_type WHEN 'VIEW' THEN 'view' ELSE 'table' END "
+                "FROM information_schema.tables WHERE table_schema = 'main'"
+            )
+        return {name: kind for name, kind in rows}
+
+    # -- data -----------------------------------------------------------
+    def append(self, table_name: str, columns: dict[str, np.ndarray]) -> int:
+        """Bulk-append equal-length numpy columns; returns the row count."""
+        names = list(columns)
+        lengths = {len(columns[n]) for n in names}
+        if len(lengths) != 1:
+            raise ValueError(f"{table_name}: columns of unequal length {sorted(lengths)}")
+        (n_rows,) = lengths
+        if n_rows == 0:
+            return 0
+        col_list = ", ".join(names)
+        if self.store == "duckdb":
+            source = {name: columns[name] for name in names}
+            self.con.register("_dicebase_source", source)
+            try:
+                self.con.execute(f"INSERT INTO {table_name} ({col_list}) SELECT {col_list} FROM _dicebase_source")
+            finally:
+                self.con.unregister("_dicebase_source")
+        else:
+            marks = ", ".join("?" for _ in names)
+            sql = f"INSERT INTO {table_name} ({col_list}) VALUES ({marks})"
+            for start in range(0, n_rows, SQLITE_BATCH):
+                stop = start + SQLITE_BATCH
+                batch = zip(*(columns[name][start:stop].tolist() for name in names))
+                self.con.executemany(sql, batch)
+        return n_rows
+
+    def insert_rows(self, table_name: str, names: list[str], rows: list[tuple]) -> None:
+        """Insert a few Python rows (build metadata); not for bulk data."""
+        if not rows:
+            return
+        marks = ", ".join("?" for _ in names)
+        self.con.executemany(f"INSERT INTO {table_name} ({', '.join(names)}) VALUES ({marks})", rows)
+
+    def close(self) -> None:
+        if self.store == "sqlite":
+            self.con.execute("COMMIT")
+        else:
+            self.con.execute("CHECKPOINT")
+        self.con.close()
+
+    def abort(self) -> None:
+        try:
+            self.con.close()
+        except Exception:
+            pass

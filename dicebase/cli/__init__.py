@@ -1,0 +1,239 @@
+"""The ``dicebase`` command line.
+
+Game command groups load lazily, so ``dicebase threes best ...`` imports
+neither the other games nor the solvers.  Every error a user can cause is
+printed as one line on stderr with exit code 2; tracebacks are for bugs.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import sys
+
+import click
+
+from dicebase import __version__
+from dicebase.cli.common import db_option, emit, open_db, output_option, resolve_format
+
+GAME_GROUPS = {
+    "threes": "dicebase.cli.threes",
+    "rolled-ones": "dicebase.cli.rolled_ones",
+    "ten-thousand": "dicebase.cli.ten_thousand",
+}
+
+
+class LazyGroup(click.Group):
+    """A group whose game subcommands are imported on first use."""
+
+    def list_commands(self, ctx):
+        present = {name for name, module in GAME_GROUPS.items() if importlib.util.find_spec(module)}
+        return sorted(set(super().list_commands(ctx)) | present)
+
+    def get_command(self, ctx, name):
+        if name in GAME_GROUPS and importlib.util.find_spec(GAME_GROUPS[name]):
+            return importlib.import_module(GAME_GROUPS[name]).group
+        return super().get_command(ctx, name)
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.version_option(__version__, prog_name="dicebase")
+def cli():
+    """dicebase: solved push-your-luck dice games, answered from a database.
+
+    Build once, then ask: every lookup ranks every legal action with its
+    value, best first, like a chess endgame tablebase.
+
+    Example:
+
+    \b
+        dicebase build
+        dicebase threes best 4 3 1 1 2 --to-beat 7 --players-after 4
+        dicebase sql "SELECT * FROM threes_expected_scores"
+    """
+
+
+def _parse_option(text: str) -> tuple[str, str, object]:
+    import json
+
+    head, sep, raw = text.partition("=")
+    game, dot, key = head.partition(".")
+    if not sep or not dot or not game or not key:
+        raise click.BadParameter(f"{text!r} is not GAME.KEY=VALUE (e.g. ten-thousand.goal=2000)", param_hint="--option")
+    try:
+        value = json.loads(raw)
+    except ValueError:
+        value = raw
+    return game, key, value
+
+
+@cli.command()
+@click.argument("games", nargs=-1, metavar="[GAME]...")
+@click.option("--db", "db_path", metavar="PATH|URL", default=None, envvar="DICEBASE_DB",
+              help="Target file or URL (duckdb:///PATH, sqlite:///PATH). Default: db/dicebase.duckdb.")
+@click.option("--force", is_flag=True, help="Rebuild games even when the file already has them with the same options.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress display.")
+@click.option("--option", "-o", "option_texts", multiple=True, metavar="GAME.KEY=VALUE",
+              help="Override a build option, e.g. ten-thousand.goal=2000 (repeatable).")
+def build(games, db_path, force, quiet, option_texts):
+    """Solve the named games (default: all) and write their tables.
+
+    The build writes a temporary file beside the target and renames it into
+    place at the end: an interrupted build leaves the old database as it was.
+    Games already built with the same options are skipped unless --force.
+
+    Example:
+
+    \b
+        dicebase build
+        dicebase build threes --db sqlite:///db/dicebase.sqlite
+        dicebase build ten-thousand -o ten-thousand.goal=2000 --db db/small.duckdb
+    """
+    from dicebase.builder.pipeline import BuildError, build as run_build
+    from dicebase.location import resolve
+    from dicebase.query.base import BadInput
+
+    options: dict[str, dict] = {}
+    for text in option_texts:
+        game, key, value = _parse_option(text)
+        options.setdefault(game, {})[key] = value
+    try:
+        loc = resolve(db_path)
+        report = run_build(list(games) or None, loc, force=force, quiet=quiet, options=options)
+    except (BuildError, ValueError) as exc:
+        raise BadInput(str(exc)) from None
+    names = lambda gs: ", ".join(g.replace("_", "-") for g in gs)  # noqa: E731
+    if report.built:
+        size = loc.path.stat().st_size / 1e6
+        click.echo(f"built {names(report.built)} into {loc} in {report.seconds:.1f} s ({size:.1f} MB)")
+    if report.skipped:
+        click.echo(f"up to date: {names(report.skipped)} (use --force to rebuild)")
+
+
+@cli.command()
+@db_option
+@output_option
+def info(db_path, fmt, as_json):
+    """Show what the database holds: versions, rules, solver settings, tables.
+
+    Example:
+
+    \b
+        dicebase info
+        dicebase info --json
+    """
+    fmt = resolve_format(fmt, as_json)
+    with open_db(db_path) as db:
+        data = db.info()
+    if fmt != "table":
+        emit(data, fmt)
+        return
+    click.echo(f"database: {data['location']} ({data['file_bytes'] / 1e6:.1f} MB)")
+    for key, value in data["build"].items():
+        click.echo(f"  {key}: {value}")
+    click.echo("games:")
+    emit([{k: v for k, v in g.items() if k != "notes"} for g in data["games"]], "table")
+    click.echo("variants:")
+    emit(data["variants"], "table")
+    click.echo("tables:")
+    emit(data["tables"], "table")
+
+
+@cli.command()
+@click.argument("query")
+@db_option
+@output_option
+def sql(query, db_path, fmt, as_json):
+    """Run one read-only SQL statement (SELECT/WITH/EXPLAIN) and print the rows.
+
+    Statements that write, attach files or copy data out are refused; the
+    database is opened read-only in any case.
+
+    Example:
+
+    \b
+        dicebase sql "SELECT name, description FROM schema_tables"
+        dicebase sql "SELECT * FROM threes_expected_scores" --format csv
+    """
+    fmt = resolve_format(fmt, as_json)
+    with open_db(db_path) as db:
+        names, rows = db.run_sql(query)
+    emit([dict(zip(names, row)) for row in rows], fmt)
+
+
+@cli.command()
+@click.argument("table", required=False)
+@db_option
+@output_option
+def schema(table, db_path, fmt, as_json):
+    """Describe the public schema: tables and views, or the columns of one.
+
+    Example:
+
+    \b
+        dicebase schema
+        dicebase schema threes_expected_scores --json
+    """
+    from dicebase.query.base import NotInDatabase
+
+    fmt = resolve_format(fmt, as_json)
+    with open_db(db_path) as db:
+        if table is None:
+            names, rows = db.columns("SELECT name, kind, game, description FROM schema_tables ORDER BY game, kind, name")
+        else:
+            names, rows = db.columns(
+                "SELECT column_name, data_type, is_key, description FROM schema_columns "
+                "WHERE table_name = ? ORDER BY position",
+                (table,),
+            )
+            if not rows:
+                raise NotInDatabase(f"no table or view named {table!r}; list them with: dicebase schema")
+    emit([{n: (bool(v) if n == "is_key" else v) for n, v in zip(names, row)} for row in rows], fmt)
+
+
+@cli.command()
+@click.option("--format", "fmt", type=click.Choice(["sqlite", "duckdb", "parquet", "csv"]), required=True,
+              help="sqlite/duckdb: one database file; parquet/csv: a directory with one file per table.")
+@click.option("--out", "out", required=True, metavar="PATH", help="Output file (sqlite/duckdb) or directory (parquet/csv).")
+@click.option("--force", is_flag=True, help="Replace an existing output.")
+@db_option
+def export(fmt, out, force, db_path):
+    """Copy every table to another store or to Parquet/CSV files.
+
+    Example:
+
+    \b
+        dicebase export --format sqlite --out db/dicebase.sqlite
+        dicebase export --format parquet --out db/parquet
+    """
+    from dicebase.builder.export import export as run_export
+
+    with open_db(db_path) as db:
+        written = run_export(db, fmt, out, force=force)
+    click.echo(f"exported {len(written)} tables to {out}")
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Console entry point: one-line errors, exit code 2 for anything the user can fix."""
+    from dicebase.query.base import DicebaseError
+
+    try:
+        code = cli.main(args=argv, prog_name="dicebase", standalone_mode=False)
+    except click.exceptions.UsageError as exc:
+        where = exc.ctx.command_path if exc.ctx else "dicebase"
+        _fail(f"{exc.format_message()} (see '{where} --help')", 2)
+    except click.exceptions.Abort:
+        _fail("aborted", 1)
+    except click.ClickException as exc:
+        _fail(exc.format_message(), exc.exit_code)
+    except DicebaseError as exc:
+        _fail(str(exc), 2)
+    except BrokenPipeError:
+        sys.stderr.close()
+        sys.exit(0)
+    sys.exit(code if isinstance(code, int) else 0)
+
+
+def _fail(message: str, code: int) -> None:
+    click.echo(f"Error: {' '.join(message.split())}", err=True)
+    sys.exit(code)

@@ -1,0 +1,224 @@
+"""A read-only connection to a dicebase file, DuckDB or SQLite, behind one interface."""
+
+from __future__ import annotations
+
+import json
+import re
+import sqlite3
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+from dicebase.location import Location, resolve
+from dicebase.query.base import DatabaseMissing, NotInDatabase, ReadOnlyViolation
+
+# Statement kinds the `sql` command runs; everything else is refused before it runs.
+_SQLITE_READ_KEYWORDS = {"SELECT", "WITH", "VALUES", "EXPLAIN", "PRAGMA"}
+_SQLITE_READ_PRAGMAS = {"table_info", "table_xinfo", "table_list", "index_list", "index_info"}
+_DUCKDB_READ_TYPES = {"SELECT", "EXPLAIN"}
+
+
+def _sqlite_authorizer(action, arg1, arg2, dbname, source):
+    """Allow reads only, whatever the statement: the file is also opened mode=ro."""
+    allowed = {
+        sqlite3.SQLITE_SELECT,
+        sqlite3.SQLITE_READ,
+        sqlite3.SQLITE_FUNCTION,
+        getattr(sqlite3, "SQLITE_RECURSIVE", 33),
+    }
+    if action in allowed:
+        return sqlite3.SQLITE_OK
+    if action == sqlite3.SQLITE_PRAGMA and (arg1 or "").lower() in _SQLITE_READ_PRAGMAS:
+        return sqlite3.SQLITE_OK
+    return sqlite3.SQLITE_DENY
+
+
+def build_hint(loc: Location) -> str:
+    from dicebase.location import default_path
+
+    if loc.path.resolve() == default_path().resolve():
+        return "dicebase build"
+    return f"dicebase build --db {loc}"
+
+
+class Database:
+    """An open database.  Use as a context manager; every connection is read-only."""
+
+    def __init__(self, location: Location):
+        self.location = location
+        path = location.path
+        if not path.is_file():
+            raise DatabaseMissing(f"no database at {path}; build it with: {build_hint(location)}")
+        if location.store == "duckdb":
+            import duckdb
+
+            try:
+                self._con = duckdb.connect(
+                    str(path), read_only=True, config={"enable_external_access": False}
+                )
+            except duckdb.Error as exc:
+                raise NotInDatabase(f"{path} is not a readable DuckDB database ({exc.__class__.__name__}); rebuild it with: {build_hint(location)}") from None
+        else:
+            self._con = sqlite3.connect(Path(path).resolve().as_uri() + "?mode=ro", uri=True, check_same_thread=False)
+            self._con.set_authorizer(_sqlite_authorizer)
+        if not self._has_relation("build_info"):
+            self.close()
+            raise NotInDatabase(f"{path} is not a dicebase database; build it with: {build_hint(location)}")
+
+    # -- plumbing ---------------------------------------------------------
+    @property
+    def store(self) -> str:
+        return self.location.store
+
+    def fetchall(self, sql: str, params: tuple | list = ()) -> list[tuple]:
+        return self._con.execute(sql, params).fetchall()
+
+    def fetchone(self, sql: str, params: tuple | list = ()) -> tuple | None:
+        return self._con.execute(sql, params).fetchone()
+
+    def columns(self, sql: str, params: tuple | list = ()) -> tuple[list[str], list[tuple]]:
+        cur = self._con.execute(sql, params)
+        names = [d[0] for d in cur.description] if cur.description else []
+        return names, cur.fetchall()
+
+    def _has_relation(self, name: str) -> bool:
+        if self.store == "sqlite":
+            row = self.fetchone("SELECT count(*) FROM sqlite_master WHERE name = ?", (name,))
+        else:
+            row = self.fetchone(
+                "SELECT count(*) FROM information_schema.tables WHERE table_schema = 'main' AND table_name = ?",
+                (name,),
+            )
+        return bool(row and row[0])
+
+    def close(self) -> None:
+        con, self._con = getattr(self, "_con", None), None
+        if con is not None:
+            con.close()
+
+    def __enter__(self) -> "Database":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    # -- read-only SQL for users ----------------------------------------
+    def run_sql(self, query: str, params: tuple | list = ()) -> tuple[list[str], list[tuple]]:
+        """Run one read-only statement; refuse anything that writes or touches files."""
+        text = query.strip().rstrip(";").strip()
+        if not text:
+            raise ReadOnlyViolation("empty query; give one SELECT statement")
+        if self.store == "duckdb":
+            import duckdb
+
+            try:
+                statements = self._con.extract_statements(text)
+            except duckdb.Error as exc:
+                raise ReadOnlyViolation(_one_line(exc)) from None
+            if len(statements) != 1:
+                raise ReadOnlyViolation(f"one statement at a time, got {len(statements)}")
+            kind = statements[0].type.name
+            if kind not in _DUCKDB_READ_TYPES:
+                raise ReadOnlyViolation(f"refused: the database is read-only and {kind} statements are not allowed; use SELECT")
+            try:
+                return self.columns(text, params)
+            except duckdb.Error as exc:
+                raise ReadOnlyViolation(_one_line(exc)) from None
+        keyword = _first_keyword(text)
+        if keyword not in _SQLITE_READ_KEYWORDS:
+            raise ReadOnlyViolation(f"refused: the database is read-only and {keyword or 'this'} statements are not allowed; use SELECT")
+        try:
+            return self.columns(text, params)
+        except (sqlite3.DatabaseError, sqlite3.ProgrammingError, sqlite3.Warning) as exc:
+            message = _one_line(exc)
+            if "not authorized" in message or "readonly" in message:
+                message = f"refused: the database is read-only ({message})"
+            raise ReadOnlyViolation(message) from None
+
+    # -- metadata ---------------------------------------------------------
+    def info(self) -> dict[str, Any]:
+        """Everything the build recorded: versions, games, variants, tables, steps."""
+        facts = dict(self.fetchall("SELECT key, value FROM build_info ORDER BY key"))
+        games = [
+            {
+                "game": g,
+                "options": json.loads(o),
+                "notes": json.loads(n),
+                "build_seconds": round(s, 3),
+                "built_at": at,
+            }
+            for g, o, n, s, at in self.fetchall(
+                "SELECT game, options_json, notes_json, build_seconds, built_at FROM build_games ORDER BY game"
+            )
+        ]
+        variants = [
+            {"game": g, "variant": v, "rules": json.loads(r), "solver": json.loads(s)}
+            for g, v, r, s in self.fetchall(
+                "SELECT game, variant, rules_json, solver_json FROM build_variants ORDER BY game, variant"
+            )
+        ]
+        tables = [
+            {"table": t, "game": g, "rows": int(n), "checksum": c, "write_seconds": round(w, 3)}
+            for t, g, n, c, w in self.fetchall(
+                "SELECT table_name, game, row_count, checksum, write_seconds FROM build_tables ORDER BY game, table_name"
+            )
+        ]
+        steps = [
+            {"game": g, "step": s, "seconds": round(sec, 3)}
+            for g, s, sec in self.fetchall("SELECT game, step, seconds FROM build_steps ORDER BY game")
+        ]
+        return {
+            "location": str(self.location),
+            "file_bytes": self.location.path.stat().st_size,
+            "build": facts,
+            "games": games,
+            "variants": variants,
+            "tables": tables,
+            "steps": steps,
+        }
+
+    def games(self) -> list[str]:
+        return [g for (g,) in self.fetchall("SELECT game FROM build_games ORDER BY game")]
+
+    def require_game(self, game: str) -> None:
+        if game not in self.games():
+            cli = game.replace("_", "-")
+            raise NotInDatabase(f"{cli} is not built into {self.location.path}; add it with: {build_hint(self.location)} {cli}")
+
+    def relations(self) -> list[tuple[str, str]]:
+        """(name, 'table'|'view') for every public relation, from the schema catalogue."""
+        return [(n, k) for n, k in self.fetchall("SELECT name, kind FROM schema_tables ORDER BY kind, name")]
+
+    # -- the games ----------------------------------------------------------
+    @cached_property
+    def threes(self):
+        from dicebase.query.threes import Queries
+
+        return Queries(self)
+
+    @cached_property
+    def rolled_ones(self):
+        from dicebase.query.rolled_ones import Queries
+
+        return Queries(self)
+
+    @cached_property
+    def ten_thousand(self):
+        from dicebase.query.ten_thousand import Queries
+
+        return Queries(self)
+
+
+def _first_keyword(text: str) -> str:
+    text = re.sub(r"^(\s*(--[^\n]*\n|/\*.*?\*/))*", "", text, flags=re.S)
+    match = re.match(r"\s*\(?\s*([A-Za-z]+)", text)
+    return match.group(1).upper() if match else ""
+
+
+def _one_line(exc: BaseException) -> str:
+    return " ".join(str(exc).split())
+
+
+def open(target: str | Location | None = None) -> Database:  # noqa: A001
+    loc = target if isinstance(target, Location) else resolve(target)
+    return Database(loc)

@@ -1,0 +1,141 @@
+"""The shared SQLAlchemy Core metadata, build-metadata tables and view helper.
+
+Every table and view of every game is defined once, on ``metadata``, with a
+comment on the table and on each column.  The comments are the public schema
+documentation: the builder copies them into ``schema_tables`` and
+``schema_columns`` so analysts can read them with SQL, and README's schema
+section is generated from them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from sqlalchemy import Boolean, Column, Double, Integer, MetaData, String, Table
+from sqlalchemy.sql import Select
+
+#: Bumped whenever a table, column or view changes meaning or shape.
+SCHEMA_VERSION = 1
+
+metadata = MetaData()
+
+
+def table(name: str, game: str, comment: str, *columns: Column) -> Table:
+    """Define a table of ``game`` on the shared metadata; every column needs a comment."""
+    missing = [c.name for c in columns if not c.comment]
+    if missing:
+        raise ValueError(f"table {name}: columns without a comment: {missing}")
+    return Table(name, metadata, *columns, comment=comment, info={"game": game})
+
+
+@dataclass(frozen=True)
+class View:
+    """A SQL view: a portable ``select()`` compiled once per store at build time.
+
+    ``column_comments`` documents columns that are not plain copies of a table
+    column (those inherit the table column's comment).
+    """
+
+    name: str
+    game: str
+    comment: str
+    select: Select
+    column_comments: dict[str, str] = field(default_factory=dict)
+
+    def columns(self) -> list[tuple[str, str, str]]:
+        """(name, SQL type, description) for each output column."""
+        out = []
+        for col in self.select.selected_columns:
+            comment = self.column_comments.get(col.name) or getattr(col, "comment", None) or ""
+            if not comment:
+                raise ValueError(f"view {self.name}: column {col.name} has no comment")
+            out.append((col.name, _type_name(col.type), comment))
+        return out
+
+
+def _type_name(sqltype) -> str:
+    try:
+        return sqltype.compile()
+    except Exception:  # NullType and friends: an expression SQLAlchemy cannot type
+        return "ANY"
+
+
+CORE = "core"
+
+build_info = table(
+    "build_info",
+    CORE,
+    "One row per fact about this database file: versions, build date, store, total seconds.",
+    Column("key", String, primary_key=True, comment="name of the fact, e.g. package_version"),
+    Column("value", String, nullable=False, comment="its value, as text"),
+)
+
+build_games = table(
+    "build_games",
+    CORE,
+    "One row per game built into this file, with the build options and seconds it took.",
+    Column("game", String, primary_key=True, comment="game name, e.g. threes"),
+    Column("options_json", String, nullable=False, comment="build options as JSON (defaults plus --option overrides)"),
+    Column("notes_json", String, nullable=False, comment="extra build facts recorded by the game's builder, as JSON"),
+    Column("build_seconds", Double, nullable=False, comment="wall-clock seconds to solve and write this game"),
+    Column("built_at", String, nullable=False, comment="UTC time the game finished building, ISO 8601"),
+)
+
+build_variants = table(
+    "build_variants",
+    CORE,
+    "One row per rule variant (rule set) of each game: its full rule parameters and solver settings.",
+    Column("game", String, primary_key=True, comment="game name"),
+    Column("variant", String, primary_key=True, comment="variant or rule-set name"),
+    Column("rules_json", String, nullable=False, comment="every rule parameter of the variant, as JSON"),
+    Column("solver_json", String, nullable=False, comment="solver settings: method, tolerances, bounds, as JSON"),
+)
+
+build_steps = table(
+    "build_steps",
+    CORE,
+    "Timed steps of the build, in the order they ran.",
+    Column("game", String, primary_key=True, comment="game name"),
+    Column("step", String, primary_key=True, comment="what the step did"),
+    Column("seconds", Double, nullable=False, comment="wall-clock seconds"),
+)
+
+build_tables = table(
+    "build_tables",
+    CORE,
+    "One row per game table: row count and content checksum.",
+    Column("table_name", String, primary_key=True, comment="table name"),
+    Column("game", String, nullable=False, comment="game the table belongs to"),
+    Column("row_count", Integer, nullable=False, comment="rows written"),
+    Column(
+        "checksum",
+        String,
+        nullable=False,
+        comment="sha256 of the column arrays as written (int64/float64/utf-8 canonical bytes, in write order)",
+    ),
+    Column("write_seconds", Double, nullable=False, comment="seconds spent writing the rows"),
+)
+
+schema_tables = table(
+    "schema_tables",
+    CORE,
+    "The public schema: every table and view with its description.",
+    Column("name", String, primary_key=True, comment="table or view name"),
+    Column("kind", String, nullable=False, comment="'table' or 'view'"),
+    Column("game", String, nullable=False, comment="game it belongs to, or 'core'"),
+    Column("description", String, nullable=False, comment="what one row holds"),
+)
+
+schema_columns = table(
+    "schema_columns",
+    CORE,
+    "The public schema: every column of every table and view with its type, key flag and description.",
+    Column("table_name", String, primary_key=True, comment="table or view name"),
+    Column("position", Integer, primary_key=True, comment="column position, from 1"),
+    Column("column_name", String, nullable=False, comment="column name"),
+    Column("data_type", String, nullable=False, comment="SQL type"),
+    Column("is_key", Boolean, nullable=False, comment="true when the column is part of the primary key"),
+    Column("description", String, nullable=False, comment="meaning and unit"),
+)
+
+CORE_TABLES = [build_info, build_games, build_variants, build_steps, build_tables, schema_tables, schema_columns]

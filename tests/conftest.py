@@ -1,0 +1,59 @@
+"""Shared fixtures: session-cached test databases and an in-process CLI runner."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))  # the toy game used by the foundation tests
+
+
+@pytest.fixture(scope="session")
+def built_db(tmp_path_factory):
+    """``built_db(games=("threes",), kind="duckdb", options=None) -> Path``.
+
+    Builds the games with their TEST_OPTIONS (updated by ``options``, a dict
+    game -> dict) once per distinct request and returns the file path.
+    """
+    cache: dict[tuple, Path] = {}
+
+    def factory(games=("threes",), kind="duckdb", options=None):
+        from dicebase.builder import pipeline, registry
+
+        games = tuple(registry.canonical(g) for g in games)
+        options = {registry.canonical(g): o for g, o in (options or {}).items()}
+        key = (games, kind, json.dumps(options, sort_keys=True))
+        if key not in cache:
+            merged = {g: {**getattr(registry.load(g), "TEST_OPTIONS", {}), **options.get(g, {})} for g in games}
+            suffix = "duckdb" if kind == "duckdb" else "sqlite"
+            path = tmp_path_factory.mktemp("db") / f"{'-'.join(games)}.{suffix}"
+            pipeline.build(list(games), f"{kind}:///{path}", quiet=True, options=merged)
+            cache[key] = path
+        return cache[key]
+
+    return factory
+
+
+def invoke_cli(args: list[str]) -> tuple[int, str, str]:
+    """Run the real ``dicebase`` entry point in-process: (exit code, stdout, stderr)."""
+    from dicebase.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    code = 0
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            main([str(a) for a in args])
+        except SystemExit as exc:
+            code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+    return code, out.getvalue(), err.getvalue()
+
+
+@pytest.fixture
+def run_cli():
+    """``run_cli(args) -> (exit_code, stdout, stderr)`` for the real CLI."""
+    return invoke_cli

@@ -1,0 +1,267 @@
+"""The build pipeline, stores, read-only access and core CLI, tested on a toy game."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+import dicebase
+from dicebase.builder import pipeline, registry
+from dicebase.query import BadInput, DatabaseMissing, NotInDatabase, ReadOnlyViolation
+
+TESTS = Path(__file__).parent
+
+
+@pytest.fixture
+def toy():
+    import toy_game
+
+    before = (dict(registry.GAMES), dict(registry.ALIASES))
+    toy_game.register()
+    yield toy_game
+    registry.GAMES.clear()
+    registry.GAMES.update(before[0])
+    registry.ALIASES.clear()
+    registry.ALIASES.update(before[1])
+
+
+def digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def build_toy(path: Path, store: str, **options) -> pipeline.BuildReport:
+    return pipeline.build(["toy"], f"{store}:///{path}", quiet=True, options={"toy": options})
+
+
+@pytest.mark.parametrize("store", ["duckdb", "sqlite"])
+def test_build_writes_rows_views_and_metadata(toy, tmp_path, store):
+    path = tmp_path / f"t.{store}"
+    report = build_toy(path, store, rows=1000)
+    assert report.built == ["toy"] and path.is_file()
+    assert not list(tmp_path.glob("*.tmp-*")), "temporary file left behind"
+    with dicebase.open(f"{store}:///{path}") as db:
+        assert db.fetchone("SELECT count(*), sum(n) FROM toy_values") == (1000, sum(range(1000)))
+        assert db.fetchone("SELECT count(*) FROM toy_even")[0] == 500
+        info = db.info()
+        assert info["build"]["schema_version"] == "1"
+        assert info["build"]["package_version"] == dicebase.__version__
+        assert info["build"]["store"] == store
+        (variant,) = [v for v in info["variants"] if v["game"] == "toy"]
+        assert variant["rules"] == {"rows": 1000} and variant["solver"]["tolerance"] == 0
+        (table,) = [t for t in info["tables"] if t["table"] == "toy_values"]
+        assert table["rows"] == 1000 and len(table["checksum"]) == 64
+        described = dict(db.fetchall("SELECT column_name, description FROM schema_columns WHERE table_name = 'toy_even'"))
+        assert described == {"n": "row number", "root": "square root of n"}
+
+
+def test_duckdb_and_sqlite_hold_identical_content(toy, tmp_path):
+    build_toy(tmp_path / "a.duckdb", "duckdb", rows=777)
+    build_toy(tmp_path / "a.sqlite", "sqlite", rows=777)
+    with dicebase.open(tmp_path / "a.duckdb") as d, dicebase.open(tmp_path / "a.sqlite") as s:
+        q = "SELECT n, root, even, label FROM toy_values ORDER BY n"
+        assert [(n, r, bool(e), l) for n, r, e, l in d.fetchall(q)] == [(n, r, bool(e), l) for n, r, e, l in s.fetchall(q)]
+        q = "SELECT table_name, row_count, checksum FROM build_tables ORDER BY table_name"
+        assert d.fetchall(q) == s.fetchall(q)
+
+
+def test_failed_build_leaves_previous_database_untouched(toy, tmp_path):
+    path = tmp_path / "t.duckdb"
+    build_toy(path, "duckdb", rows=100)
+    before = digest(path)
+    with pytest.raises(RuntimeError, match="on purpose"):
+        build_toy(path, "duckdb", rows=200, fail_after_first_write=True)
+    assert digest(path) == before
+    assert not list(tmp_path.glob("*.tmp-*"))
+    with dicebase.open(path) as db:
+        assert db.fetchone("SELECT count(*) FROM toy_values")[0] == 100
+
+
+@pytest.mark.parametrize("store", ["duckdb", "sqlite"])
+def test_killed_build_leaves_previous_database_usable(toy, tmp_path, store):
+    path = tmp_path / f"t.{store}"
+    build_toy(path, store, rows=100)
+    before = digest(path)
+    signal_file = tmp_path / "midway"
+    script = (
+        "import sys; sys.path.insert(0, %r); import toy_game; toy_game.register();"
+        "from dicebase.builder import pipeline;"
+        "pipeline.build(['toy'], %r, quiet=True, options={'toy': {'rows': 5000, 'stall_signal_file': %r}})"
+    ) % (str(TESTS), f"{store}:///{path}", str(signal_file))
+    proc = subprocess.Popen([sys.executable, "-c", script])
+    deadline = time.monotonic() + 60
+    while not signal_file.exists():
+        assert proc.poll() is None, "the build ended before reaching its midpoint"
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    assert list(tmp_path.glob("*.tmp-*")), "the build should be writing a temporary file"
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    assert digest(path) == before
+    with dicebase.open(f"{store}:///{path}") as db:
+        assert db.fetchone("SELECT count(*) FROM toy_values")[0] == 100
+    build_toy(path, store, rows=300)  # the next build cleans up the dead build's temporary
+    assert not list(tmp_path.glob("*.tmp-*"))
+
+
+def test_up_to_date_games_are_skipped_unless_forced(toy, tmp_path):
+    path = tmp_path / "t.duckdb"
+    assert build_toy(path, "duckdb", rows=10).built == ["toy"]
+    before = digest(path)
+    report = build_toy(path, "duckdb", rows=10)
+    assert report.built == [] and report.skipped == ["toy"] and digest(path) == before
+    assert build_toy(path, "duckdb", rows=10).built == []
+    report = pipeline.build(["toy"], f"duckdb:///{path}", quiet=True, force=True, options={"toy": {"rows": 10}})
+    assert report.built == ["toy"]
+    assert build_toy(path, "duckdb", rows=20).built == ["toy"], "changed options must rebuild"
+
+
+def test_bad_build_requests(toy, tmp_path):
+    with pytest.raises(pipeline.BuildError, match="unknown game"):
+        pipeline.build(["chess"], tmp_path / "x.duckdb", quiet=True)
+    with pytest.raises(pipeline.BuildError, match="unknown option 'nope'"):
+        pipeline.build(["toy"], tmp_path / "x.duckdb", quiet=True, options={"toy": {"nope": 1}})
+    assert not (tmp_path / "x.duckdb").exists()
+
+
+@pytest.mark.parametrize("store", ["duckdb", "sqlite"])
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "INSERT INTO toy_values VALUES (5000, 1.0, true, 'x')",
+        "DELETE FROM toy_values",
+        "UPDATE toy_values SET root = 0",
+        "DROP TABLE toy_values",
+        "CREATE TABLE evil (x INTEGER)",
+        "ATTACH 'other.db' AS other",
+        "SELECT 1; DELETE FROM toy_values",
+        "PRAGMA user_version = 3",
+    ],
+)
+def test_sql_command_refuses_writes(toy, tmp_path, run_cli, store, statement):
+    path = tmp_path / f"t.{store}"
+    build_toy(path, store, rows=10)
+    before = digest(path)
+    code, out, err = run_cli(["sql", statement, "--db", f"{store}:///{path}"])
+    assert code == 2, (out, err)
+    assert err.startswith("Error: ") and err.count("\n") == 1 and "Traceback" not in err
+    assert digest(path) == before
+    assert not (tmp_path / "other.db").exists()
+
+
+def test_duckdb_sql_cannot_copy_out(toy, tmp_path, run_cli):
+    path = tmp_path / "t.duckdb"
+    build_toy(path, "duckdb", rows=10)
+    code, _, err = run_cli(["sql", f"COPY toy_values TO '{tmp_path / 'leak.csv'}'", "--db", str(path)])
+    assert code == 2 and not (tmp_path / "leak.csv").exists()
+    code, _, err = run_cli(["sql", f"SELECT * FROM read_csv('{path}')", "--db", str(path)])
+    assert code == 2 and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("store", ["duckdb", "sqlite"])
+def test_sql_command_formats(toy, tmp_path, run_cli, store):
+    path = tmp_path / f"t.{store}"
+    build_toy(path, store, rows=10)
+    code, out, _ = run_cli(["sql", "SELECT n, label FROM toy_values WHERE n < 3 ORDER BY n", "--db", f"{store}:///{path}", "--json"])
+    assert code == 0 and json.loads(out) == [{"n": 0, "label": "0"}, {"n": 1, "label": "1"}, {"n": 2, "label": "2"}]
+    code, out, _ = run_cli(["sql", "SELECT n FROM toy_values WHERE n < 2 ORDER BY n", "--db", f"{store}:///{path}", "--format", "csv"])
+    assert out == "n\n0\n1\n"
+    code, out, _ = run_cli(["sql", "WITH t AS (SELECT max(n) AS m FROM toy_values) SELECT m FROM t", "--db", f"{store}:///{path}"])
+    assert code == 0 and "9" in out
+
+
+def test_missing_database_names_the_build_command(tmp_path, run_cli):
+    code, out, err = run_cli(["info", "--db", str(tmp_path / "none.duckdb")])
+    assert code == 2 and out == ""
+    assert "dicebase build --db" in err and err.count("\n") == 1
+    with pytest.raises(DatabaseMissing):
+        dicebase.open(tmp_path / "none.sqlite")
+    assert not (tmp_path / "none.duckdb").exists() and not (tmp_path / "none.sqlite").exists()
+
+
+def test_not_a_dicebase_file(tmp_path, run_cli):
+    import sqlite3
+
+    other = tmp_path / "other.sqlite"
+    sqlite3.connect(other).execute("CREATE TABLE x (a INTEGER)").connection.commit()
+    with pytest.raises(NotInDatabase, match="not a dicebase database"):
+        dicebase.open(other)
+
+
+@pytest.mark.parametrize("args", [
+    ["info", "--db", "postgres:///x"],
+    ["info", "--format", "xml"],
+    ["build", "--option", "novalue"],
+    ["build", "chess", "--db", "{tmp}/x.duckdb"],
+    ["build", "toy", "--option", "toy.nope=1", "--db", "{tmp}/x.duckdb"],
+    ["frobnicate"],
+])
+def test_bad_cli_input_is_one_line_exit_2(toy, tmp_path, run_cli, args):
+    code, out, err = run_cli([a.replace("{tmp}", str(tmp_path)) for a in args])
+    assert code == 2, (out, err)
+    assert err.startswith("Error: ") and err.count("\n") == 1 and "Traceback" not in err
+    assert not (tmp_path / "x.duckdb").exists()
+
+
+def test_info_command(toy, tmp_path, run_cli):
+    path = tmp_path / "t.sqlite"
+    build_toy(path, "sqlite", rows=10)
+    code, out, _ = run_cli(["info", "--db", str(path), "--json"])
+    data = json.loads(out)
+    assert code == 0 and data["build"]["store"] == "sqlite"
+    assert [g["game"] for g in data["games"]] == ["toy"] and data["games"][0]["options"]["rows"] == 10
+    code, out, _ = run_cli(["info", "--db", str(path)])
+    assert code == 0 and "toy_values" in out and "schema_version: 1" in out
+
+
+@pytest.mark.parametrize("source_store", ["duckdb", "sqlite"])
+@pytest.mark.parametrize("fmt", ["sqlite", "duckdb", "parquet", "csv"])
+def test_export(toy, tmp_path, run_cli, source_store, fmt):
+    src = tmp_path / f"src.{source_store}"
+    build_toy(src, source_store, rows=50)
+    out = tmp_path / f"out.{fmt}"
+    code, stdout, err = run_cli(["export", "--format", fmt, "--out", str(out), "--db", f"{source_store}:///{src}"])
+    assert code == 0, err
+    if fmt in ("sqlite", "duckdb"):
+        with dicebase.open(f"{fmt}:///{out}") as db, dicebase.open(f"{source_store}:///{src}") as orig:
+            q = "SELECT n, root, label FROM toy_values ORDER BY n"
+            assert db.fetchall(q) == orig.fetchall(q)
+            assert db.fetchone("SELECT count(*) FROM toy_even")[0] == 25
+            assert db.info()["tables"] == orig.info()["tables"]
+    else:
+        import duckdb
+
+        got = duckdb.connect().execute(
+            f"SELECT count(*), sum(n) FROM '{out / ('toy_values.' + fmt)}'"
+        ).fetchone()
+        assert got == (50, sum(range(50)))
+    code, _, err = run_cli(["export", "--format", fmt, "--out", str(out), "--db", f"{source_store}:///{src}"])
+    assert code == 2 and "exists" in err
+
+
+def test_schema_command(toy, tmp_path, run_cli):
+    path = tmp_path / "t.duckdb"
+    build_toy(path, "duckdb", rows=10)
+    code, out, _ = run_cli(["schema", "toy_values", "--db", str(path), "--json"])
+    cols = json.loads(out)
+    assert code == 0 and [c["column_name"] for c in cols] == ["n", "root", "even", "label"]
+    assert cols[0]["is_key"] is True and cols[1]["is_key"] is False
+    code, _, err = run_cli(["schema", "nope", "--db", str(path)])
+    assert code == 2 and "dicebase schema" in err
+
+
+def test_location_parsing(tmp_path):
+    from dicebase.location import resolve
+
+    assert resolve("sqlite:///rel/x.db").path == Path("rel/x.db")
+    assert resolve("duckdb:////abs/x").path == Path("/abs/x")
+    assert resolve("x.sqlite").store == "sqlite" and resolve("x.duckdb").store == "duckdb"
+    with pytest.raises(ValueError, match="unknown database scheme"):
+        resolve("mysql:///x")
