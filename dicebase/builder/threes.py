@@ -1,0 +1,618 @@
+"""Threes, solved exactly by enumerating roll multisets.
+
+Rules (seeds 000 and 003): roll ``dice`` dice with ``faces`` faces; each face
+is worth its number except 3, worth zero; after every roll keep some of the
+dice and re-roll the rest until every die is kept; the lowest total wins.
+Since a kept die only adds its worth, a player always keeps the *lowest-worth*
+dice, so an action is just ``a`` = how many of the sorted dice to keep.
+
+Variants (all parameters live in :class:`Rules`, nothing assumes 5 or 6):
+
+- ``classic`` (seed 003): keep at least one die after every roll.
+- ``reroll`` (seed 000): as classic, but you may keep none (re-roll them all)
+  unless only one die is left; the roll after a re-roll must keep at least
+  ``keep_after_reroll`` (2) dice, so re-rolls never come twice in a row.
+
+A pre-roll state is ``(d, s, f)``: ``d`` dice left to roll, ``s`` points
+kept so far, ``f`` the must-keep-two flag.  A decision state adds the roll
+``r``.  ``c_a(r)`` is the worth of the ``a`` lowest dice of ``r``.
+
+Objectives, one solver each, written as the optimality equations:
+
+(a) ``solve_expected``: minimise the expected final score::
+
+        E(d, f) = sum_r P(r) min_{a legal} [ c_a(r) + E(d - a, a == 0) ],  E(0, .) = 0
+
+(b)+(c) ``solve_win``: win probability in an N-player round with every
+player playing its own best response (subgame perfect).  A player facing the
+best score so far ``B`` with ``m`` players still to play after it, and ending
+on ``x``, wins with probability::
+
+        shared ties: W_m(x; B) = [x <= B] * prod_{k<m} (1 - L_k(x))
+        strict ties: W_m(x; B) = [x <  B] * prod_{k<m} (1 - LE_k(x))
+
+where ``L_k(x)`` (``LE_k(x)``) is the probability that a player facing best
+``x`` with ``k`` players after it finishes strictly below (at or below) ``x``
+under its own optimal policy.  Proof: once our player finishes on ``x`` (and
+survives ``B``), every later player faces exactly ``x`` for as long as nobody
+has gone below it, so the later players' chances multiply.  The pre-roll
+values follow by backward induction::
+
+        V_m(0, f; B, s) = W_m(s; B)
+        V_m(d, f; B, s) = sum_r P(r) max_{a legal} V_m(d - a, a == 0; B, s + c_a(r))
+
+``B = NO_TARGET = max_score + 1`` means nobody has finished yet (every score
+beats it).  ``m = 0`` is objective (b), the last player facing a target.
+
+Tie-break (one rule everywhere): among actions whose values are within
+``TOL`` (1e-12) of the best, keep the FEWEST dice (a re-roll keeps 0).  It
+matches seed 003's ``choose_n`` (which replaces its choice only on a strictly
+better value, trying 1, 2, ... dice).  The stored policy, the final-score
+distributions (hence L_k/LE_k and every earlier player's values) and the
+Monte-Carlo tests all use it.
+
+Everything is vectorised over (B, s, rolls, actions); the only Python loops
+run over dice counts, flags, actions and player counts.  The solver never
+touches the database: ``build(ctx, options)`` writes its arrays.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from functools import cached_property
+
+import numpy as np
+
+from dicebase.builder.dice import rolls
+
+GAME = "threes"
+TIE_RULES = ("shared", "strict")
+TOL = 1e-12
+DEFAULT_OPTIONS = {
+    "max_players": 12,
+    "variants": ["classic", "reroll"],
+    "ties": ["shared", "strict"],
+    "dice": 5,
+    "faces": 6,
+}
+TEST_OPTIONS = {"max_players": 5}  # seed 001 example needs 4 players after
+
+
+# --------------------------------------------------------------------------- rules
+@dataclass(frozen=True)
+class Rules:
+    """Every rule parameter of a Threes variant."""
+
+    variant: str
+    dice: int = 5
+    faces: int = 6
+    worth: tuple[int, ...] = (1, 2, 0, 4, 5, 6)  # worth[f - 1] = points of face f
+    min_keep: int = 1  # fewest dice kept after a roll without re-roll
+    allow_reroll: bool = False  # may keep 0 dice (not with one die left, not twice in a row)
+    keep_after_reroll: int = 2  # dice that must be kept on the roll after a re-roll
+    description: str = ""
+
+    def __post_init__(self):
+        if self.dice < 1 or self.faces < 1 or len(self.worth) != self.faces:
+            raise ValueError(f"threes {self.variant}: need dice >= 1, faces >= 1 and one worth per face")
+        if min(self.worth) < 0:
+            raise ValueError(f"threes {self.variant}: worths must be >= 0")
+
+    @property
+    def max_worth(self) -> int:
+        return max(self.worth)
+
+    @property
+    def max_score(self) -> int:
+        return self.dice * self.max_worth
+
+    @property
+    def no_target(self) -> int:
+        """The ``to_beat`` value meaning "nobody has finished yet" (beaten by every score)."""
+        return self.max_score + 1
+
+    def score_range(self, dice_left: int) -> int:
+        """Number of score columns 0..max for a state with ``dice_left`` dice to roll."""
+        return self.max_worth * (self.dice - dice_left) + 1
+
+    def flags(self, dice_left: int) -> tuple[bool, ...]:
+        """Values the must-keep-two flag can take with ``dice_left`` dice to roll."""
+        if self.allow_reroll and 2 <= dice_left <= self.dice:
+            return (False, True)
+        return (False,)
+
+    def legal_keeps(self, dice_left: int, must_keep_two: bool) -> range:
+        """Legal numbers of dice to keep after rolling ``dice_left`` dice."""
+        if must_keep_two:
+            low = min(self.keep_after_reroll, dice_left)
+        elif self.allow_reroll and dice_left > 1:
+            low = 0
+        else:
+            low = min(self.min_keep, dice_left)
+        return range(low, dice_left + 1)
+
+    @cached_property
+    def reachable(self) -> list[np.ndarray]:
+        """``reachable[k][s]``: can ``k`` kept dice be worth exactly ``s`` points?"""
+        out = [np.ones(1, dtype=bool)]
+        single = np.zeros(self.max_worth + 1, dtype=bool)
+        single[list(self.worth)] = True
+        for _ in range(self.dice):
+            out.append(np.convolve(out[-1], single) > 0)
+        return out
+
+    def reachable_scores(self, dice_left: int) -> np.ndarray:
+        return self.reachable[self.dice - dice_left]
+
+    def record(self) -> dict:
+        rec = asdict(self)
+        rec["worth"] = list(self.worth)
+        rec["max_score"] = self.max_score
+        rec["no_target"] = self.no_target
+        return rec
+
+
+def standard_variants(dice: int = 5, faces: int = 6) -> dict[str, Rules]:
+    worth = tuple(0 if f == 3 else f for f in range(1, faces + 1))
+    return {
+        "classic": Rules(
+            "classic",
+            dice,
+            faces,
+            worth,
+            description="seed 003: keep at least one die after every roll",
+        ),
+        "reroll": Rules(
+            "reroll",
+            dice,
+            faces,
+            worth,
+            allow_reroll=True,
+            description=(
+                "seed 000: may keep no die and re-roll all (not with one die left); "
+                "the next roll must keep at least two"
+            ),
+        ),
+    }
+
+
+VARIANTS = standard_variants()
+
+
+# --------------------------------------------------------------------------- rolls
+@dataclass(frozen=True)
+class RollSet:
+    """All rolls of ``d`` dice, each with its dice in keep order (lowest worth first)."""
+
+    keep_order: np.ndarray  # (R, d) faces, lowest worth first (ties: lower face first)
+    cost: np.ndarray  # (R, d + 1) c_a: worth of the a first dice, a = 0..d
+    prob: np.ndarray  # (R,) exact probability of the multiset
+    ways: np.ndarray  # (R,) ordered rolls giving it
+    total: int  # faces ** d ordered rolls
+
+    def average(self, per_roll: np.ndarray) -> np.ndarray:
+        """sum_r P(r) per_roll[..., r], as (sum_r ways_r per_roll) / faces**d (exact for integer values)."""
+        return (per_roll @ self.ways.astype(np.float64)) / self.total
+
+
+def roll_set(rules: Rules, d: int) -> RollSet:
+    table = rolls(d, rules.faces)
+    faces = table.faces_sorted.astype(np.int64)
+    worth = np.asarray(rules.worth, dtype=np.int64)
+    key = worth[faces - 1] * (rules.faces + 1) + faces
+    order = np.argsort(key, axis=1, kind="stable")
+    keep_order = np.take_along_axis(faces, order, axis=1)
+    cost = np.zeros((len(table), d + 1), dtype=np.int64)
+    cost[:, 1:] = np.cumsum(worth[keep_order - 1], axis=1)
+    return RollSet(keep_order, cost, table.probability, table.ways.astype(np.int64), table.total)
+
+
+def _roll_sets(rules: Rules) -> dict[int, RollSet]:
+    return {d: roll_set(rules, d) for d in range(1, rules.dice + 1)}
+
+
+def choose(values: np.ndarray, maximize: bool = True) -> tuple[np.ndarray, np.ndarray]:
+    """Best value along the last axis and the tie-broken action index.
+
+    ``values[..., a]`` is the value of keeping ``a`` dice (illegal actions hold
+    -inf when maximising, +inf when minimising).  Among actions within TOL of
+    the best, the smallest ``a`` (fewest dice kept) wins.
+    """
+    if maximize:
+        best = values.max(axis=-1)
+        near = values >= best[..., None] - TOL
+    else:
+        best = values.min(axis=-1)
+        near = values <= best[..., None] + TOL
+    return best, near.argmax(axis=-1)
+
+
+# --------------------------------------------------------------------------- (a)
+@dataclass
+class ExpectedSolution:
+    rules: Rules
+    expected: dict[tuple[int, bool], float]  # (d, f) -> expected points still to come
+    keep: dict[tuple[int, bool], np.ndarray]  # (d, f) -> (R,) optimal keep per roll
+    value: dict[tuple[int, bool], np.ndarray]  # (d, f) -> (R,) expected points to come incl. kept dice
+    final_dist: np.ndarray  # (max_score + 1,) final-score distribution of a fresh turn
+
+
+def solve_expected(rules: Rules) -> ExpectedSolution:
+    """E(d, f) = sum_r P(r) min_a [c_a(r) + E(d - a, a == 0)], E(0, .) = 0."""
+    rs = _roll_sets(rules)
+    E: dict[tuple[int, bool], float] = {(0, False): 0.0}
+    keep, value = {}, {}
+    for d in range(1, rules.dice + 1):
+        for f in sorted(rules.flags(d), reverse=True):  # flagged first: (d, False) may re-roll into it
+            r = rs[d]
+            vals = np.full((len(r.prob), d + 1), np.inf)
+            for a in rules.legal_keeps(d, f):
+                vals[:, a] = r.cost[:, a] + E[(d - a, a == 0)]
+            best, act = choose(vals, maximize=False)
+            E[(d, f)] = float(r.average(best))
+            keep[(d, f)] = act.astype(np.int8)
+            value[(d, f)] = best
+    dist = _forward_expected(rules, rs, keep)
+    return ExpectedSolution(rules, E, keep, value, dist)
+
+
+def _forward_expected(rules: Rules, rs: dict[int, RollSet], keep) -> np.ndarray:
+    policy = {  # the same keep for every score: a win policy with one target
+        (d, f): np.broadcast_to(v, (1, rules.score_range(d), len(v))) for (d, f), v in keep.items()
+    }
+    return _forward(rules, rs, policy, nb=1)[0]
+
+
+# --------------------------------------------------------------------------- (b), (c)
+@dataclass
+class WinLevel:
+    """Everything about the player with ``m`` players after it, for every B."""
+
+    m: int
+    terminal: np.ndarray  # (NB, S) W_m(x; B)
+    value: dict[tuple[int, bool], np.ndarray]  # (d, f) -> (NB, S_d) pre-roll p_win, d = 0..dice
+    keep: dict[tuple[int, bool], np.ndarray]  # (d, f) -> (NB, S_d, R_d) optimal keep
+    live: dict[tuple[int, bool], np.ndarray]  # (d, f) -> (NB, S_d, R_d) some keep has p_win > 0
+    final_dist: np.ndarray  # (NB, S) final-score distribution of a fresh turn facing B
+
+
+@dataclass
+class WinSolution:
+    rules: Rules
+    ties: str
+    levels: list[WinLevel]  # levels[m]
+    seats: dict[int, np.ndarray] = field(default_factory=dict)  # N -> (N,) p_win per seat
+
+    @property
+    def max_players(self) -> int:
+        return len(self.levels)
+
+
+def terminal_reward(rules: Rules, ties: str, cover: np.ndarray) -> np.ndarray:
+    """W(x; B) = [x <= B] (shared) or [x < B] (strict), times prod_k (1 - L_k(x))."""
+    if ties not in TIE_RULES:
+        raise ValueError(f"ties must be one of {TIE_RULES}, got {ties!r}")
+    x = np.arange(rules.max_score + 1)
+    b = np.arange(rules.no_target + 1)[:, None]
+    survives = (x <= b) if ties == "shared" else (x < b)
+    return survives * cover[None, :]
+
+
+def backward(rules: Rules, rs: dict[int, RollSet], terminal: np.ndarray):
+    """V(d, f; B, s) = sum_r P(r) max_a V(d - a, a == 0; B, s + c_a(r)), V(0) = terminal."""
+    nb = terminal.shape[0]
+    V = {(0, False): terminal}
+    keep, live = {}, {}
+    for d in range(1, rules.dice + 1):
+        r = rs[d]
+        s = np.arange(rules.score_range(d))
+        for f in sorted(rules.flags(d), reverse=True):
+            vals = np.full((nb, len(s), len(r.prob), d + 1), -np.inf)
+            for a in rules.legal_keeps(d, f):
+                nxt = V[(d - a, a == 0)]
+                vals[..., a] = nxt[:, s[:, None] + r.cost[None, :, a]]
+            best, act = choose(vals, maximize=True)
+            V[(d, f)] = r.average(best)
+            keep[(d, f)] = act.astype(np.int8)
+            live[(d, f)] = best > 0.0
+    return V, keep, live
+
+
+def _forward(rules: Rules, rs: dict[int, RollSet], keep, nb: int) -> np.ndarray:
+    """Final-score distribution of a fresh turn under ``keep``, for each of ``nb`` targets."""
+    mass = {
+        (d, f): np.zeros((nb, rules.score_range(d)))
+        for d in range(rules.dice + 1)
+        for f in rules.flags(d)
+    }
+    mass[(rules.dice, False)][:, 0] = 1.0
+    b_idx = np.arange(nb)[:, None, None]
+    for d in range(rules.dice, 0, -1):
+        r = rs[d]
+        s = np.arange(rules.score_range(d))[None, :, None]
+        for f in rules.flags(d):  # False first: it feeds (d, True)
+            act = keep[(d, f)]
+            weight = mass[(d, f)][:, :, None] * r.prob[None, None, :]
+            for a in rules.legal_keeps(d, f):
+                chosen = act == a
+                if not chosen.any():
+                    continue
+                target = mass[(d - a, a == 0)]
+                width = target.shape[1]
+                flat = (b_idx * width + s + r.cost[:, a][None, None, :])[chosen]
+                target += np.bincount(flat, weights=weight[chosen], minlength=nb * width).reshape(nb, width)
+    return mass[(0, False)]
+
+
+def solve_win(rules: Rules, ties: str = "shared", max_players: int = 12) -> WinSolution:
+    """Solve m = 0 .. max_players - 1 players after, then every seat for N = 2..max_players."""
+    rs = _roll_sets(rules)
+    x = np.arange(rules.max_score + 1)
+    cover = np.ones(rules.max_score + 1)  # prod_{k<m} (1 - L_k(x))
+    levels = []
+    for m in range(max_players):
+        R = terminal_reward(rules, ties, cover)
+        V, keep, live = backward(rules, rs, R)
+        dist = _forward(rules, rs, keep, nb=R.shape[0])
+        levels.append(WinLevel(m, R, V, keep, live, dist))
+        cdf = np.cumsum(dist, axis=1)  # cdf[B, y] = P(final <= y | facing B)
+        at_or_below = cdf[x, x]  # LE_m(x): facing best x, finish <= x
+        below = at_or_below - dist[x, x]  # L_m(x): finish < x
+        cover = cover * (1.0 - (below if ties == "shared" else at_or_below))
+        np.clip(cover, 0.0, 1.0, out=cover)
+    sol = WinSolution(rules, ties, levels)
+    sol.seats = {n: seat_win(sol, n) for n in range(2, max_players + 1)}
+    return sol
+
+
+def transition(dist: np.ndarray) -> np.ndarray:
+    """T[B, B'] = P(best after this player is B' | best before is B) = sum_x dist[B, x] [min(B, x) = B']."""
+    nb, ns = dist.shape
+    x = np.arange(ns)[None, :]
+    b = np.arange(nb)[:, None]
+    T = np.zeros((nb, nb))
+    T[:, :ns] = dist * (x < b)
+    T[np.arange(nb), np.arange(nb)] += (dist * (x >= b)).sum(axis=1)
+    return T
+
+
+def seat_win(sol: WinSolution, players: int) -> np.ndarray:
+    """p_win of seats 1..N: sum_B P(seat faces B) V_{N-seat}(fresh turn; B)."""
+    rules = sol.rules
+    pb = np.zeros(rules.no_target + 1)
+    pb[rules.no_target] = 1.0
+    out = np.zeros(players)
+    for seat in range(1, players + 1):
+        level = sol.levels[players - seat]
+        out[seat - 1] = pb @ level.value[(rules.dice, False)][:, 0]
+        pb = pb @ transition(level.final_dist)
+    return out
+
+
+# --------------------------------------------------------------------------- lookups used by tests
+def action_values_expected(sol: ExpectedSolution, keep_order: list[int], score: int, must_keep_two: bool):
+    """[(a, expected final score)] for every legal keep of a roll given in keep order."""
+    rules = sol.rules
+    d = len(keep_order)
+    worth = [rules.worth[f - 1] for f in keep_order]
+    return [
+        (a, score + sum(worth[:a]) + sol.expected[(d - a, a == 0)]) for a in rules.legal_keeps(d, must_keep_two)
+    ]
+
+
+def action_values_win(sol: WinSolution, keep_order, score, to_beat, players_after, must_keep_two):
+    rules = sol.rules
+    d = len(keep_order)
+    worth = [rules.worth[f - 1] for f in keep_order]
+    V = sol.levels[players_after].value
+    return [
+        (a, float(V[(d - a, a == 0)][to_beat, score + sum(worth[:a])]))
+        for a in rules.legal_keeps(d, must_keep_two)
+    ]
+
+
+def sort_roll(rules: Rules, faces) -> list[int]:
+    """Faces in keep order: lowest worth first, ties by face."""
+    return sorted(faces, key=lambda f: (rules.worth[f - 1], f))
+
+
+
+
+# --------------------------------------------------------------------------- build
+def _const(value, n: int) -> np.ndarray:
+    return np.full(n, value, dtype=object if isinstance(value, str) else None)
+
+
+def _options(options: dict) -> tuple[int, dict[str, Rules], list[str]]:
+    try:
+        max_players = int(options["max_players"])
+        dice, faces = int(options["dice"]), int(options["faces"])
+    except (TypeError, ValueError):
+        raise ValueError("threes options max_players, dice and faces must be integers") from None
+    if max_players < 1:
+        raise ValueError(f"threes.max_players must be >= 1, got {max_players}")
+    if not (1 <= dice <= 8 and 3 <= faces <= 12):
+        raise ValueError(f"threes.dice must be 1..8 and threes.faces 3..12, got {dice}, {faces}")
+    known = standard_variants(dice, faces)
+    names = options["variants"]
+    names = [names] if isinstance(names, str) else list(names)
+    unknown = [n for n in names if n not in known]
+    if unknown or not names:
+        raise ValueError(f"threes.variants: unknown {unknown}; known: {sorted(known)}")
+    ties = options["ties"]
+    ties = [ties] if isinstance(ties, str) else list(ties)
+    if not ties or any(t not in TIE_RULES for t in ties):
+        raise ValueError(f"threes.ties must be a list drawn from {list(TIE_RULES)}, got {ties}")
+    return max_players, {n: known[n] for n in names}, ties
+
+
+def solver_settings(max_players: int, ties: list[str]) -> dict:
+    return {
+        "method": "exact backward induction over roll multisets (numpy), forward final-score distributions",
+        "tie_tolerance": TOL,
+        "tie_break": "among keeps within tie_tolerance of the best value, keep the fewest dice",
+        "ties": ties,
+        "players_after": [0, max_players - 1],
+        "seat_players": [2, max_players],
+        "win_policy_rows": "packed: one row per pre-roll state, one decimal digit (the keep) per roll_id",
+    }
+
+
+def build(ctx, options: dict) -> None:
+    """Solve every variant and tie rule and write the threes_* tables."""
+    max_players, variants, ties_rules = _options(options)
+    for name, rules in variants.items():
+        ctx.variant(name, rules.record(), solver_settings(max_players, ties_rules))
+        with ctx.step(f"{name}: rules and rolls"):
+            write_variant(ctx, rules)
+        with ctx.step(f"{name}: expected score"):
+            write_expected(ctx, solve_expected(rules))
+        for ties in ties_rules:
+            with ctx.step(f"{name} {ties}: win probabilities, {max_players} players"):
+                sol = solve_win(rules, ties, max_players)
+            with ctx.step(f"{name} {ties}: write"):
+                write_win(ctx, sol)
+    ctx.note("tie_break", "fewest dice kept among keeps within 1e-12 of the best")
+    ctx.note("no_target", {n: r.no_target for n, r in variants.items()})
+
+
+def write_variant(ctx, rules: Rules) -> None:
+    ctx.write(
+        "threes_variants",
+        {
+            "variant": _const(rules.variant, 1),
+            "dice": np.array([rules.dice]),
+            "faces": np.array([rules.faces]),
+            "worths": _const(",".join(map(str, rules.worth)), 1),
+            "min_keep": np.array([rules.min_keep]),
+            "allow_reroll": np.array([rules.allow_reroll]),
+            "keep_after_reroll": np.array([rules.keep_after_reroll]),
+            "max_score": np.array([rules.max_score]),
+            "no_target": np.array([rules.no_target]),
+            "description": _const(rules.description, 1),
+        },
+    )
+    for d in range(1, rules.dice + 1):
+        r = roll_set(rules, d)
+        n = len(r.prob)
+        ctx.write(
+            "threes_rolls",
+            {
+                "variant": _const(rules.variant, n),
+                "dice": _const(d, n),
+                "roll_id": np.arange(n),
+                "roll": np.array([" ".join(map(str, row)) for row in r.keep_order.tolist()], dtype=object),
+                "ways": r.ways,
+                "probability": r.prob,
+            },
+        )
+
+
+def write_expected(ctx, sol: ExpectedSolution) -> None:
+    rules = sol.rules
+    keys = sorted(sol.expected)
+    ctx.write(
+        "threes_expected_scores",
+        {
+            "variant": _const(rules.variant, len(keys)),
+            "dice_left": np.array([d for d, _ in keys]),
+            "must_keep_two": np.array([f for _, f in keys], dtype=bool),
+            "expected_score": np.array([sol.expected[k] for k in keys]),
+        },
+    )
+    for (d, f), keep in sorted(sol.keep.items()):
+        n = len(keep)
+        ctx.write(
+            "threes_expected_policy",
+            {
+                "variant": _const(rules.variant, n),
+                "dice_left": _const(d, n),
+                "must_keep_two": np.full(n, f, dtype=bool),
+                "roll_id": np.arange(n),
+                "keep": keep,
+                "expected_score": sol.value[(d, f)],
+            },
+        )
+    x = np.arange(rules.max_score + 1)
+    ctx.write(
+        "threes_expected_dist",
+        {"variant": _const(rules.variant, len(x)), "final_score": x, "probability": sol.final_dist},
+    )
+
+
+def pack_keeps(keep: np.ndarray) -> np.ndarray:
+    """(..., R) keep counts -> (...) strings of R decimal digits, digit i = keep for roll_id i."""
+    if keep.size and keep.max() > 9:
+        raise ValueError("packed keeps need at most 9 dice")
+    codes = np.ascontiguousarray(keep.astype(np.uint8) + ord("0"))
+    width = codes.shape[-1]
+    return codes.view(f"S{width}")[..., 0].astype(f"U{width}").astype(object)
+
+
+def unpack_keeps(packed) -> np.ndarray:
+    """Inverse of pack_keeps for a sequence of equal-length strings: (n, R) int8."""
+    packed = list(packed)
+    if not packed:
+        return np.zeros((0, 0), dtype=np.int8)
+    raw = np.frombuffer("".join(packed).encode("ascii"), dtype=np.uint8)
+    return (raw.reshape(len(packed), -1) - ord("0")).astype(np.int8)
+
+
+def write_win(ctx, sol: WinSolution) -> None:
+    rules = sol.rules
+    nb = rules.no_target + 1
+    base = {"variant": rules.variant, "ties": sol.ties}
+    states = [(d, f) for d in range(rules.dice + 1) for f in rules.flags(d)]
+    keys = ("players_after", "to_beat", "dice_left", "must_keep_two", "score")
+    cols: dict[str, list] = {k: [] for k in (*keys, "p_win")}
+    pcols: dict[str, list] = {k: [] for k in (*keys, "keeps")}
+    for level in sol.levels:
+        for d, f in states:
+            reach = rules.reachable_scores(d)
+            value = level.value[(d, f)]  # (NB, S_d)
+            b, s = np.nonzero(np.broadcast_to(reach[None, :], value.shape))
+            fixed = {"players_after": level.m, "dice_left": d, "must_keep_two": f}
+            targets = [cols] if d == 0 else [cols, pcols]
+            for out in targets:
+                out["to_beat"].append(b)
+                out["score"].append(s)
+                for key, v in fixed.items():
+                    out[key].append(np.full(len(b), v))
+            cols["p_win"].append(value[b, s])
+            if d:
+                pcols["keeps"].append(pack_keeps(level.keep[(d, f)][b, s]))
+    for table, data in (("threes_win", cols), ("threes_win_policy", pcols)):
+        arrays = {k: np.concatenate(v) for k, v in data.items()}
+        arrays["must_keep_two"] = arrays["must_keep_two"].astype(bool)
+        n = len(arrays["to_beat"])
+        arrays.update({k: _const(v, n) for k, v in base.items()})
+        ctx.write(table, arrays)
+    m_idx, b_idx, x_idx = np.meshgrid(
+        np.arange(len(sol.levels)), np.arange(nb), np.arange(rules.max_score + 1), indexing="ij"
+    )
+    dist = np.stack([level.final_dist for level in sol.levels])
+    n = dist.size
+    ctx.write(
+        "threes_win_dist",
+        {
+            **{k: _const(v, n) for k, v in base.items()},
+            "players_after": m_idx.ravel(),
+            "to_beat": b_idx.ravel(),
+            "final_score": x_idx.ravel(),
+            "probability": dist.ravel(),
+        },
+    )
+    players = [np.full(n_, n_) for n_ in sol.seats]
+    seats = [np.arange(1, n_ + 1) for n_ in sol.seats]
+    p = [sol.seats[n_] for n_ in sol.seats]
+    if players:
+        n = sum(len(x) for x in p)
+        ctx.write(
+            "threes_seats",
+            {
+                **{k: _const(v, n) for k, v in base.items()},
+                "players": np.concatenate(players),
+                "seat": np.concatenate(seats),
+                "p_win": np.concatenate(p),
+            },
+        )

@@ -1,0 +1,430 @@
+"""Threes lookups: ``db.threes.best(...)``, ``expected``, ``chances``, ``seats``.
+
+Plain SQL over the threes_* tables (no sqlalchemy, no numpy: the CLI starts
+fast).  ``best`` is a one-step lookahead: it reads the stored pre-roll values
+of every state the legal keeps lead to in one query and ranks the keeps,
+breaking ties exactly as the solver does (fewest dice kept among values
+within 1e-12 of the best).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import cached_property
+
+from dicebase.query.base import BadInput, NotInDatabase
+
+TIE_RULES = ("shared", "strict")
+TOL = 1e-12  # must equal dicebase.builder.threes.TOL
+EXPECTED = "expected_final_score"
+WIN = "win_probability"
+
+
+@dataclass(frozen=True)
+class Variant:
+    """Rule parameters of a variant, as stored in threes_variants."""
+
+    name: str
+    dice: int
+    faces: int
+    worths: tuple[int, ...]
+    min_keep: int
+    allow_reroll: bool
+    keep_after_reroll: int
+    max_score: int
+    no_target: int
+    description: str
+
+    def worth(self, face: int) -> int:
+        return self.worths[face - 1]
+
+    def keep_order(self, faces) -> list[int]:
+        """Faces sorted the way they are kept: lowest worth first (ties: lower face first)."""
+        return sorted(faces, key=lambda f: (self.worth(f), f))
+
+    def legal_keeps(self, dice_left: int, must_keep_two: bool) -> range:
+        if must_keep_two:
+            low = min(self.keep_after_reroll, dice_left)
+        elif self.allow_reroll and dice_left > 1:
+            low = 0
+        else:
+            low = min(self.min_keep, dice_left)
+        return range(low, dice_left + 1)
+
+    def reachable_scores(self, kept: int) -> list[int]:
+        """Every score ``kept`` dice can be worth."""
+        sums = {0}
+        for _ in range(kept):
+            sums = {s + w for s in sums for w in self.worths}
+        return sorted(sums)
+
+
+@dataclass(frozen=True)
+class Action:
+    """One legal keep: the kept faces (lowest worth first) and its value."""
+
+    keep: tuple[int, ...]
+    value: float
+
+    @property
+    def dice_kept(self) -> int:
+        return len(self.keep)
+
+
+@dataclass(frozen=True)
+class Best:
+    """Every legal keep of a roll, best first, under one objective."""
+
+    objective: str  # "expected_final_score" (lower is better) or "win_probability" (higher is better)
+    variant: str
+    roll: tuple[int, ...]  # faces in keep order
+    score: int
+    must_keep_two: bool
+    ties: str | None  # None for the expected-score objective
+    to_beat: int | None  # None: nobody has finished yet (or expected-score objective)
+    players_after: int | None
+    actions: tuple[Action, ...]
+
+    @property
+    def best(self) -> Action:
+        return self.actions[0]
+
+    def as_dict(self) -> dict:
+        doc = {
+            "objective": self.objective,
+            "variant": self.variant,
+            "roll": list(self.roll),
+            "score": self.score,
+            "must_keep_two": self.must_keep_two,
+        }
+        if self.objective == WIN:
+            doc.update(ties=self.ties, to_beat=self.to_beat, players_after=self.players_after)
+        doc["best"] = {"keep": list(self.best.keep), "value": self.best.value}
+        doc["actions"] = [{"keep": list(a.keep), "value": a.value} for a in self.actions]
+        return doc
+
+
+@dataclass(frozen=True)
+class ExpectedRow:
+    dice: int
+    must_keep_two: bool
+    expected_score: float
+
+
+@dataclass(frozen=True)
+class ChanceRow:
+    target: int
+    p_win: float
+
+
+@dataclass(frozen=True)
+class SeatRow:
+    seat: int
+    p_win: float
+
+
+@dataclass(frozen=True)
+class Built:
+    """What the build recorded for a variant: tie rules and player range."""
+
+    ties: tuple[str, ...]
+    max_players_after: int
+
+
+def rank(actions: list[Action], maximize: bool) -> tuple[Action, ...]:
+    """Best first.  The best is the fewest-dice keep among those within TOL of the top
+    value (the solver's tie-break); the rest follow by value, then fewer dice."""
+    sign = -1.0 if maximize else 1.0
+    top = min(sign * a.value for a in actions)
+    best = min((a for a in actions if sign * a.value <= top + TOL), key=lambda a: a.dice_kept)
+    rest = sorted((a for a in actions if a is not best), key=lambda a: (sign * a.value, a.dice_kept))
+    return (best, *rest)
+
+
+class Queries:
+    """Threes lookups on an open :class:`dicebase.query.Database`."""
+
+    def __init__(self, db):
+        self.db = db
+
+    # -- what is in the database ---------------------------------------------
+    @cached_property
+    def _variants(self) -> dict[str, Variant]:
+        self.db.require_game("threes")
+        rows = self.db.fetchall(
+            "SELECT variant, dice, faces, worths, min_keep, allow_reroll, keep_after_reroll, max_score, "
+            "no_target, description FROM threes_variants ORDER BY variant"
+        )
+        return {
+            r[0]: Variant(
+                r[0], int(r[1]), int(r[2]), tuple(int(w) for w in r[3].split(",")), int(r[4]), bool(r[5]),
+                int(r[6]), int(r[7]), int(r[8]), r[9],
+            )
+            for r in rows
+        }
+
+    @cached_property
+    def _built(self) -> dict[str, Built]:
+        out = {}
+        for name, solver in self.db.fetchall(
+            "SELECT variant, solver_json FROM build_variants WHERE game = ?", ("threes",)
+        ):
+            s = json.loads(solver)
+            out[name] = Built(tuple(s["ties"]), int(s["players_after"][1]))
+        return out
+
+    def variants(self) -> list[Variant]:
+        return list(self._variants.values())
+
+    def variant(self, name: str) -> Variant:
+        known = self._variants
+        if name not in known:
+            raise BadInput(f"unknown variant {name!r}; this database has: {', '.join(known)}")
+        return known[name]
+
+    def _ties(self, variant: Variant, ties: str) -> str:
+        if ties not in TIE_RULES:
+            raise BadInput(f"unknown tie rule {ties!r}; allowed: {', '.join(TIE_RULES)}")
+        built = self._built[variant.name].ties
+        if ties not in built:
+            raise NotInDatabase(
+                f"tie rule {ties!r} is not built for {variant.name}; rebuild with: "
+                f"dicebase build threes --force -o 'threes.ties=[\"shared\", \"strict\"]'"
+            )
+        return ties
+
+    def _players_after(self, variant: Variant, players_after: int) -> int:
+        top = self._built[variant.name].max_players_after
+        if not isinstance(players_after, int) or not 0 <= players_after <= top:
+            raise BadInput(
+                f"players after must be 0..{top} (this database holds rounds of up to {top + 1} players; "
+                f"build more with -o threes.max_players=N), got {players_after}"
+            )
+        return players_after
+
+    # -- lookups -----------------------------------------------------------------
+    def best(
+        self,
+        dice,
+        *,
+        variant: str = "classic",
+        score: int = 0,
+        to_beat: int | None = None,
+        players_after: int | None = None,
+        must_keep_two: bool = False,
+        ties: str | None = None,
+    ) -> Best:
+        """Rank every legal keep of the roll ``dice`` (faces, any order).
+
+        Without ``to_beat`` and ``players_after`` the objective is the expected
+        final score (value includes ``score``; lower is better).  Otherwise it is
+        the win probability with ``players_after`` players still to play (default
+        0) facing the best final score so far ``to_beat`` (default: nobody has
+        finished yet), under tie rule ``ties`` (default shared).
+        """
+        v = self.variant(variant)
+        roll = self._roll(v, dice)
+        d = len(roll)
+        score = self._score(v, score, d)
+        must_keep_two = self._flag(v, must_keep_two, d)
+        worth = [v.worth(f) for f in roll]
+        cost = [sum(worth[:a]) for a in range(d + 1)]
+        keeps = list(v.legal_keeps(d, must_keep_two))
+
+        if to_beat is None and players_after is None:
+            if ties is not None:
+                raise BadInput("--ties applies to the win objective only: add --to-beat and/or --players-after")
+            stored = {
+                (int(dl), bool(f)): float(e)
+                for dl, f, e in self.db.fetchall(
+                    "SELECT dice_left, must_keep_two, expected_score FROM threes_expected_scores WHERE variant = ?",
+                    (v.name,),
+                )
+            }
+            actions = [Action(tuple(roll[:a]), score + cost[a] + stored[(d - a, a == 0)]) for a in keeps]
+            return Best(EXPECTED, v.name, tuple(roll), score, must_keep_two, None, None, None,
+                        rank(actions, maximize=False))
+
+        ties = self._ties(v, "shared" if ties is None else ties)
+        players_after = self._players_after(v, 0 if players_after is None else players_after)
+        target = v.no_target if to_beat is None else self._to_beat(v, to_beat)
+        nexts = [(d - a, a == 0, score + cost[a]) for a in keeps]
+        # One query: every pre-roll value of this (variant, ties, players_after, to_beat), at most a few
+        # hundred rows, a key-prefix range in SQLite.  Faster in DuckDB than OR-ing the few states we need.
+        rows = self.db.fetchall(
+            "SELECT dice_left, must_keep_two, score, p_win FROM threes_win "
+            "WHERE variant = ? AND ties = ? AND players_after = ? AND to_beat = ?",
+            (v.name, ties, players_after, target),
+        )
+        values = {(int(dl), bool(f), int(s)): float(p) for dl, f, s, p in rows}
+        missing = [s for s in nexts if s not in values]
+        if missing:
+            raise NotInDatabase(f"threes_win lacks states {missing} for {v.name}/{ties}; rebuild with: dicebase build threes --force")
+        actions = [Action(tuple(roll[:a]), values[state]) for a, state in zip(keeps, nexts)]
+        return Best(WIN, v.name, tuple(roll), score, must_keep_two, ties, to_beat, players_after,
+                    rank(actions, maximize=True))
+
+    def p_win(
+        self,
+        dice_left: int,
+        *,
+        variant: str = "classic",
+        score: int = 0,
+        to_beat: int | None = None,
+        players_after: int = 0,
+        must_keep_two: bool = False,
+        ties: str = "shared",
+    ) -> float:
+        """Stored win probability of a pre-roll state (dice_left = 0: the turn is over)."""
+        v = self.variant(variant)
+        if not isinstance(dice_left, int) or not 0 <= dice_left <= v.dice:
+            raise BadInput(f"dice left must be 0..{v.dice}, got {dice_left}")
+        score = self._score(v, score, dice_left)
+        must_keep_two = self._flag(v, must_keep_two, dice_left)
+        ties = self._ties(v, ties)
+        players_after = self._players_after(v, players_after)
+        target = v.no_target if to_beat is None else self._to_beat(v, to_beat)
+        row = self.db.fetchone(
+            "SELECT p_win FROM threes_win WHERE variant = ? AND ties = ? AND players_after = ? AND to_beat = ? "
+            "AND dice_left = ? AND must_keep_two = ? AND score = ?",
+            (v.name, ties, players_after, target, dice_left, must_keep_two, score),
+        )
+        if row is None:
+            raise NotInDatabase(f"no stored value for that state in {v.name}/{ties}")
+        return float(row[0])
+
+    def stored_keep(
+        self,
+        dice,
+        *,
+        variant: str = "classic",
+        score: int = 0,
+        to_beat: int | None = None,
+        players_after: int = 0,
+        must_keep_two: bool = False,
+        ties: str = "shared",
+    ) -> int:
+        """The keep stored in threes_win_policy for this roll (number of dice)."""
+        v = self.variant(variant)
+        roll = self._roll(v, dice)
+        score = self._score(v, score, len(roll))
+        must_keep_two = self._flag(v, must_keep_two, len(roll))
+        ties = self._ties(v, ties)
+        players_after = self._players_after(v, players_after)
+        target = v.no_target if to_beat is None else self._to_beat(v, to_beat)
+        row = self.db.fetchone(
+            "SELECT substr(p.keeps, r.roll_id + 1, 1) FROM threes_win_policy p JOIN threes_rolls r "
+            "ON r.variant = p.variant AND r.dice = p.dice_left "
+            "WHERE p.variant = ? AND p.ties = ? AND p.players_after = ? AND p.to_beat = ? AND p.dice_left = ? "
+            "AND p.must_keep_two = ? AND p.score = ? AND r.roll = ?",
+            (v.name, ties, players_after, target, len(roll), must_keep_two, score, " ".join(map(str, roll))),
+        )
+        if row is None:
+            raise NotInDatabase(f"no stored decision for that state in {v.name}/{ties}")
+        return int(row[0])
+
+    def expected(self, variant: str = "classic") -> list[ExpectedRow]:
+        """Expected final score of a turn with n dice left (and the must-keep-two flag), optimal play."""
+        v = self.variant(variant)
+        rows = self.db.fetchall(
+            "SELECT dice_left, must_keep_two, expected_score FROM threes_expected_scores "
+            "WHERE variant = ? AND dice_left > 0 ORDER BY dice_left, must_keep_two",
+            (v.name,),
+        )
+        return [ExpectedRow(int(d), bool(f), float(e)) for d, f, e in rows]
+
+    def chances(
+        self, variant: str = "classic", dice: int | None = None, ties: str = "shared", must_keep_two: bool = False
+    ) -> list[ChanceRow]:
+        """The last player's win probability facing each target 0..max_score with ``dice`` fresh dice."""
+        v = self.variant(variant)
+        dice = v.dice if dice is None else dice
+        if not isinstance(dice, int) or not 1 <= dice <= v.dice:
+            raise BadInput(f"dice must be 1..{v.dice}, got {dice}")
+        must_keep_two = self._flag(v, must_keep_two, dice)
+        ties = self._ties(v, ties)
+        rows = self.db.fetchall(
+            "SELECT to_beat, p_win FROM threes_win WHERE variant = ? AND ties = ? AND players_after = 0 "
+            "AND dice_left = ? AND must_keep_two = ? AND score = 0 AND to_beat < ? ORDER BY to_beat",
+            (v.name, ties, dice, must_keep_two, v.no_target),
+        )
+        return [ChanceRow(int(b), float(p)) for b, p in rows]
+
+    def seats(self, players: int, variant: str = "classic", ties: str = "shared") -> list[SeatRow]:
+        """Win probability of each seat in a round of ``players`` optimal players."""
+        v = self.variant(variant)
+        top = self._built[v.name].max_players_after + 1
+        if not isinstance(players, int) or not 2 <= players <= top:
+            raise BadInput(
+                f"players must be 2..{top} (the range this database was built for; "
+                f"build more with -o threes.max_players=N), got {players}"
+            )
+        ties = self._ties(v, ties)
+        rows = self.db.fetchall(
+            "SELECT seat, p_win FROM threes_seats WHERE variant = ? AND ties = ? AND players = ? ORDER BY seat",
+            (v.name, ties, players),
+        )
+        return [SeatRow(int(s), float(p)) for s, p in rows]
+
+    # -- validation --------------------------------------------------------------
+    @staticmethod
+    def _roll(v: Variant, dice) -> list[int]:
+        try:
+            faces = [int(f) for f in dice]
+        except (TypeError, ValueError):
+            raise BadInput(f"dice must be whole numbers 1..{v.faces}, got {dice!r}") from None
+        if not 1 <= len(faces) <= v.dice:
+            raise BadInput(f"a roll has 1..{v.dice} dice (the dice still to roll), got {len(faces)}")
+        bad = [f for f in faces if not 1 <= f <= v.faces]
+        if bad:
+            raise BadInput(f"faces must be 1..{v.faces}, got {', '.join(map(str, bad))}")
+        return v.keep_order(faces)
+
+    @staticmethod
+    def _score(v: Variant, score, dice_left: int) -> int:
+        kept = v.dice - dice_left
+        if not isinstance(score, int) or isinstance(score, bool):
+            raise BadInput(f"score must be a whole number of points, got {score!r}")
+        if score < 0:
+            raise BadInput(f"score must be >= 0 (points of the dice kept so far), got {score}")
+        possible = v.reachable_scores(kept)
+        if score not in possible:
+            if kept == 0:
+                raise BadInput(f"score must be 0 with {v.dice} dice to roll (nothing kept yet), got {score}")
+            listing = f"0..{possible[-1]}" if possible == list(range(possible[-1] + 1)) else ", ".join(map(str, possible))
+            raise BadInput(
+                f"score {score} is impossible with {kept} kept {'die' if kept == 1 else 'dice'} "
+                f"({v.dice - kept} to roll); possible: {listing}"
+            )
+        return score
+
+    @staticmethod
+    def _flag(v: Variant, must_keep_two: bool, dice_left: int) -> bool:
+        if not must_keep_two:
+            return False
+        if not v.allow_reroll:
+            raise BadInput(f"--must-keep-two needs a variant with re-rolls (reroll); {v.name} has none")
+        if dice_left < 2:
+            raise BadInput("--must-keep-two needs 2 or more dice (the last die cannot have been re-rolled)")
+        return True
+
+    @staticmethod
+    def _to_beat(v: Variant, to_beat) -> int:
+        if not isinstance(to_beat, int) or isinstance(to_beat, bool) or not 0 <= to_beat <= v.max_score:
+            raise BadInput(
+                f"to-beat must be 0..{v.max_score} (the best final score so far; omit it if nobody has finished), "
+                f"got {to_beat}"
+            )
+        return to_beat
+
+
+BENCH_LOOKUPS = [
+    ("threes best (win, seed 001)", lambda db: db.threes.best([4, 3, 1, 1, 2], to_beat=7, players_after=4)),
+    ("threes best (expected)", lambda db: db.threes.best([6, 5, 3, 1, 1], variant="reroll")),
+    ("threes chances", lambda db: db.threes.chances(ties="strict")),
+]
+BENCH_CLI = [
+    ["threes", "best", "4", "3", "1", "1", "2", "--score", "0", "--to-beat", "7", "--players-after", "4", "--json"],
+    ["threes", "expected", "--variant", "reroll", "--json"],
+]
