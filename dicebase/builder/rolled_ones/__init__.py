@@ -1,0 +1,232 @@
+"""Great Rolled Ones (seed 002): optimal play, komi and human-policy gaps.
+
+Modules: :mod:`.rules` (rule parameters, ``P_new1s``, ``P_exceed``),
+:mod:`.solver` (``P_roll``, ``P_hold``, ``P`` solved exactly by score-sum
+levels), :mod:`.policies` (seed 002's Algorithms 1-4), :mod:`.evaluate`
+(each policy against the optimal player, both seats).  ``build`` writes the
+tables of :mod:`dicebase.schema.rolled_ones`; docs/rolled_ones.md is the guide.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from dicebase.builder.rolled_ones.evaluate import evaluate as evaluate_policies
+from dicebase.builder.rolled_ones.evaluate import final_turn_agrees
+from dicebase.builder.rolled_ones.policies import POLICIES
+from dicebase.builder.rolled_ones.rules import P_new1s_table, Rules, reachable_turns
+from dicebase.builder.rolled_ones.solver import Solution, solve
+from dicebase.schema.rolled_ones import POLICY_NAMES
+
+GAME = "rolled_ones"
+
+#: Every build option with its default: seed 002's rules, turn totals up to 80 (optimal play never
+#: rolls beyond 76; the build proves holding optimal beyond the bound), komi 0..10.
+DEFAULT_OPTIONS = {
+    "goal": 50,
+    "dice": 5,
+    "ones_limit": 3,
+    "faces": 6,
+    "turn_total_bound": 80,
+    "komi_max": 10,
+}
+
+#: The tests check seed 002's figures in the database, so they build the real game.
+TEST_OPTIONS = dict(DEFAULT_OPTIONS)
+
+STANDARD = Rules()
+
+
+def variant_name(rules: Rules) -> str:
+    """``standard`` for seed 002's rules, else a name spelling out the rule parameters."""
+    if (rules.goal, rules.dice, rules.ones_limit, rules.faces) == (
+        STANDARD.goal,
+        STANDARD.dice,
+        STANDARD.ones_limit,
+        STANDARD.faces,
+    ):
+        return "standard"
+    name = f"goal{rules.goal}-dice{rules.dice}-ones{rules.ones_limit}"
+    return name if rules.faces == 6 else f"{name}-faces{rules.faces}"
+
+
+def rules_from_options(options: dict) -> Rules:
+    try:
+        return Rules(
+            goal=int(options["goal"]),
+            dice=int(options["dice"]),
+            ones_limit=int(options["ones_limit"]),
+            faces=int(options["faces"]),
+            turn_total_bound=int(options["turn_total_bound"]),
+        )
+    except (TypeError, ValueError) as exc:
+        from dicebase.builder.pipeline import BuildError
+
+        raise BuildError(f"rolled_ones: {exc}") from None
+
+
+def stored_mask(rules: Rules) -> np.ndarray:
+    """``mask[p - 1, i, j, k, o]``: the states written to ``rolled_ones_states``.
+
+    ``i, j < G``; ``(k, o)`` reachable by a turn (:func:`reachable_turns`);
+    for player 2 also ``i + k <= G - 1 + D``: one roll past the last state
+    below the goal.  Beyond that player 2 has rolled on where holding wins
+    for sure; those states' values follow from one stored value (the query
+    layer computes them: ``P_hold = 1``, ``P_roll = 1 - P_end(o) P(1, j, i, 0, 0)``).
+    """
+    G, K, D = rules.goal, rules.turn_total_bound, rules.dice
+    reach = reachable_turns(rules)
+    i = np.arange(G).reshape(G, 1, 1, 1)
+    k = np.arange(K + 1).reshape(1, 1, K + 1, 1)
+    p1 = np.broadcast_to(reach, (G, G) + reach.shape)
+    p2 = p1 & (i + k <= G - 1 + D)
+    return np.stack([p1, p2])
+
+
+def stored_states(rules: Rules) -> tuple[np.ndarray, ...]:
+    """Index arrays ``(p - 1, i, j, k, o)`` of the stored states, in key order."""
+    return np.nonzero(stored_mask(rules))
+
+
+def _action(roll: np.ndarray) -> np.ndarray:
+    return np.where(roll, "roll", "hold").astype(object)
+
+
+def build(ctx, options: dict) -> None:
+    rules = rules_from_options(options)
+    komi_max = int(options["komi_max"])
+    G, K, L = rules.goal, rules.turn_total_bound, rules.ones_limit
+    if not 0 <= komi_max < G:
+        from dicebase.builder.pipeline import BuildError
+
+        raise BuildError(f"rolled_ones: komi_max must be 0..{G - 1}, got {komi_max}")
+    name = variant_name(rules)
+
+    with ctx.step(f"{name}: optimal play (P_exceed, P_roll, P_hold)"):
+        sol = solve(rules)
+    with ctx.step(f"{name}: four human policies vs optimal, both seats"):
+        assert tuple(POLICIES) == POLICY_NAMES, "schema columns and policies out of step"
+        rule_by_name = {n: p.rule for n, p in POLICIES.items()}
+        for n, rule in rule_by_name.items():
+            if not final_turn_agrees(rules, rule):  # pragma: no cover - guards future policies
+                raise AssertionError(f"{n} plays player 2's final turn differently from P_exceed")
+        evaluation = evaluate_policies(sol, rule_by_name)
+    values, ev_stats = evaluation.policies, evaluation.stats
+    ctx.variant(
+        name,
+        rules={**rules.as_dict(), "players": 2, "komi_max": komi_max},
+        solver={
+            "optimal": {k: v for k, v in sol.stats.items() if k != "seconds"},
+            "policy_evaluation": {k: v for k, v in ev_stats.items() if k != "seconds"},
+            "convergence": "exact: no tolerance (the seed's 1e-14 max-change criterion is not needed)",
+            "turn_total_bound": K,
+            "stored_states": "p in {1,2}; 0 <= i, j < goal; reachable (k, o) with k <= turn_total_bound; "
+            "for player 2 also i + k <= goal - 1 + dice; player 2's final turn (j >= goal) in rolled_ones_p_exceed",
+            "ties": "hold when P_roll = P_hold exactly (never at k = 0)",
+        },
+    )
+    ctx.note(
+        f"{name}.seconds",
+        {"optimal_solve": sol.stats["seconds"], "policy_evaluations": ev_stats["seconds"]},
+    )
+
+    with ctx.step(f"{name}: write tables"):
+        _write(ctx, name, rules, komi_max, sol, values)
+
+
+def _write(ctx, name: str, rules: Rules, komi_max: int, sol: Solution, values) -> None:
+    G, K, D, L = rules.goal, rules.turn_total_bound, rules.dice, rules.ones_limit
+    one = lambda v: np.array([v])  # noqa: E731
+    ctx.write(
+        "rolled_ones_variants",
+        {
+            "variant": one(name),
+            "goal": one(G),
+            "dice": one(D),
+            "faces": one(rules.faces),
+            "ones_limit": one(L),
+            "turn_total_bound": one(K),
+            "komi_max": one(komi_max),
+            "description": one(
+                f"Great Rolled Ones, 2 players, {D} dice with {rules.faces} faces, goal {G}: rolled 1s are set aside, "
+                f"{L} or more 1s end the turn with no score, holding banks the non-1s rolled; player 2 must exceed "
+                f"a player 1 score >= {G} in the last round (seed 002)"
+            ),
+        },
+    )
+
+    table = P_new1s_table(rules)
+    d, n = np.nonzero(np.tri(D + 1, dtype=bool))
+    ctx.write(
+        "rolled_ones_p_new1s",
+        {"variant": np.full(len(d), name, dtype=object), "d": d, "o_new": n, "probability": table[d, n]},
+    )
+
+    # player 2's final turn: Delta = -1 (standing for every Delta < 0) .. G - 1 + K
+    dmax = G - 1 + K
+    delta, o = np.meshgrid(np.arange(-1, dmax + 1), np.arange(L), indexing="ij")
+    delta, o = delta.ravel(), o.ravel()
+    pex = sol.p_exceed[delta + 1, o]
+    ahead = delta < 0
+    p_roll = np.where(ahead, 1.0 - rules.p_end[o], pex)
+    p_hold = ahead.astype(float)
+    ctx.write(
+        "rolled_ones_p_exceed",
+        {
+            "variant": np.full(len(delta), name, dtype=object),
+            "delta": delta,
+            "o": o,
+            "p_exceed": pex,
+            "p_roll": p_roll,
+            "p_hold": p_hold,
+            "best": _action(~ahead),
+        },
+    )
+
+    idx = stored_states(rules)
+    pp, i, j, k, o = idx
+    rows = len(pp)
+    p_hold = sol.p_hold[pp, i, j, k]
+    p_roll = sol.p_roll[idx]
+    columns = {
+        "variant": np.full(rows, name, dtype=object),
+        "p": pp + 1,
+        "i": i,
+        "j": j,
+        "k": k,
+        "o": o,
+        "p_roll": p_roll,
+        "p_hold": p_hold,
+        "p_win": np.maximum(p_roll, p_hold),
+        "best": _action(sol.roll[idx]),
+    }
+    for pname, v in values.items():
+        columns[f"{pname}_action"] = _action(v.roll[idx])
+        columns[f"{pname}_p_win_moving"] = v.moving[idx]
+        columns[f"{pname}_p_win_waiting"] = v.waiting[idx]
+    ctx.write("rolled_ones_states", columns)
+
+    p1 = float(sol.P(1, 0, 0, 0, 0))
+    pol = ["optimal", "optimal"] + [n for n in values for _ in (1, 2)]
+    seat = [1, 2] * (1 + len(values))
+    win = [p1, 1.0 - p1] + [w for v in values.values() for w in v.seat_win]
+    ctx.write(
+        "rolled_ones_seat_win_rates",
+        {"variant": np.full(len(pol), name, dtype=object), "policy": np.array(pol, dtype=object), "seat": np.array(seat), "p_win": np.array(win)},
+    )
+
+    names = ["optimal", *values]
+    meta = [("Optimal play", 0, 0.0, "seed 002's equations; see docs/rolled_ones.md for the notation readings")] + [
+        (POLICIES[n].title, POLICIES[n].algorithm, POLICIES[n].seed_gap, POLICIES[n].readings) for n in values
+    ]
+    ctx.write(
+        "rolled_ones_policies",
+        {
+            "variant": np.full(len(names), name, dtype=object),
+            "policy": np.array(names, dtype=object),
+            "title": np.array([m[0] for m in meta], dtype=object),
+            "algorithm": np.array([m[1] for m in meta]),
+            "seed_gap": np.array([m[2] for m in meta]),
+            "readings": np.array([m[3] for m in meta], dtype=object),
+        },
+    )

@@ -1,0 +1,449 @@
+"""Great Rolled Ones lookups: ``db.rolled_ones.best(...)``, ``komi``, ``gaps``, ``policy`` ...
+
+Plain SQL over the rolled_ones_* tables (no sqlalchemy, no numpy: the CLI
+starts fast).  A state is seed 002's ``(p, i, j, k, o)``: player to move,
+mover's score, opponent's score, turn total, 1s set aside.  Three kinds of
+state are answered:
+
+* ``i, j < goal`` and a stored turn total: one row of ``rolled_ones_states``;
+* player 2's final turn (``j >= goal``): the row ``delta = j - (i + k)`` of
+  ``rolled_ones_p_exceed`` (every policy plays it like optimal play);
+* player 2 who could already hold and win (``i + k >= goal + dice``, not
+  stored): holding wins (1), rolling is worth ``1 - P_end(o) P(1, j, i, 0, 0)``
+  with ``P(1, j, i, 0, 0)`` read from the table.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property, lru_cache
+
+from dicebase.query.base import BadInput, NotInDatabase
+
+#: Seed 002's human-playable policies, in algorithm order (rolled_ones_states column prefixes).
+POLICY_NAMES = ("roll_4_or_5_dice", "fixed_hold_at", "simple_ones_cases", "keep_pace_end_race")
+STATES = "rolled_ones_states"
+FINAL = "rolled_ones_p_exceed"
+COMPUTED = "computed: player 2 passed a certain win (P_hold = 1, P_roll = 1 - P_end(o) * P(1, j, i, 0, 0))"
+
+
+@dataclass(frozen=True)
+class Variant:
+    """A rule set as stored in rolled_ones_variants."""
+
+    name: str
+    goal: int
+    dice: int
+    faces: int
+    ones_limit: int
+    turn_total_bound: int
+    komi_max: int
+
+    @cached_property
+    def reachable(self) -> frozenset[tuple[int, int]]:
+        """Every (k, o) a turn can reach with k <= turn_total_bound (each roll adds dice - o' points)."""
+        return _reachable(self.dice, self.ones_limit, self.turn_total_bound)
+
+    def p_end(self, o: int) -> float:
+        """Probability that the next roll (dice - o dice) brings the 1s to ones_limit or more."""
+        from math import comb
+
+        d, q = self.dice - o, 1.0 / self.faces
+        return sum(comb(d, n) * q**n * (1 - q) ** (d - n) for n in range(self.ones_limit - o, d + 1))
+
+
+@lru_cache(maxsize=None)
+def _reachable(dice: int, ones_limit: int, bound: int) -> frozenset[tuple[int, int]]:
+    seen = {(0, 0)}
+    todo = [(0, 0)]
+    while todo:
+        k, o = todo.pop()
+        for n in range(ones_limit - o):
+            nxt = (k + dice - o - n, o + n)
+            if nxt[0] <= bound and nxt not in seen:
+                seen.add(nxt)
+                todo.append(nxt)
+    return frozenset(seen)
+
+
+@dataclass(frozen=True)
+class State:
+    p: int
+    i: int
+    j: int
+    k: int
+    o: int
+
+    def as_dict(self) -> dict:
+        return {"player": self.p, "score": self.i, "opponent": self.j, "turn_total": self.k, "ones": self.o}
+
+
+@dataclass(frozen=True)
+class ActionValue:
+    action: str  # "roll" or "hold"
+    p_win: float  # the mover's win probability with this action, optimal play after
+
+
+@dataclass(frozen=True)
+class StateValue:
+    """Optimal play at one state: both actions with their values, best first."""
+
+    variant: str
+    state: State
+    p_roll: float
+    p_hold: float
+    best: str
+    p_win: float
+    source: str  # which table answered (or how it was computed)
+    actions: tuple[ActionValue, ...] = field(default=())
+
+    def as_dict(self) -> dict:
+        return {
+            "variant": self.variant,
+            **self.state.as_dict(),
+            "p_roll": self.p_roll,
+            "p_hold": self.p_hold,
+            "best": self.best,
+            "p_win": self.p_win,
+            "actions": [{"action": a.action, "p_win": a.p_win} for a in self.actions],
+            "source": self.source,
+        }
+
+
+@dataclass(frozen=True)
+class KomiRow:
+    komi: int
+    p1_win: float
+    p2_win: float
+
+
+@dataclass(frozen=True)
+class Komi:
+    variant: str
+    rows: tuple[KomiRow, ...]
+    fair_komi: int
+    fair_p1_win: float
+
+    def as_dict(self) -> dict:
+        return {
+            "variant": self.variant,
+            "rows": [{"komi": r.komi, "p1_win": r.p1_win, "p2_win": r.p2_win} for r in self.rows],
+            "fair_komi": self.fair_komi,
+            "fair_p1_win": self.fair_p1_win,
+        }
+
+
+@dataclass(frozen=True)
+class Gap:
+    policy: str
+    algorithm: int
+    p1_win: float
+    p2_win: float
+    gap: float
+    seed_gap: float
+
+    def as_dict(self) -> dict:
+        return {
+            "policy": self.policy,
+            "algorithm": self.algorithm,
+            "p1_win": self.p1_win,
+            "p2_win": self.p2_win,
+            "gap": self.gap,
+            "seed_gap": self.seed_gap,
+        }
+
+
+@dataclass(frozen=True)
+class Advantage:
+    variant: str
+    p1_win: float
+    p2_win: float
+    advantage: float
+
+    def as_dict(self) -> dict:
+        return {"variant": self.variant, "p1_win": self.p1_win, "p2_win": self.p2_win, "advantage": self.advantage}
+
+
+@dataclass(frozen=True)
+class PolicyAdvice:
+    """What a human policy does at a state, against optimal play's action."""
+
+    variant: str
+    policy: str
+    title: str
+    state: State
+    action: str
+    optimal_action: str
+    p_win_action: float  # mover's win probability with the policy's action, optimal play after
+    p_win_optimal: float  # ... with the optimal action
+    cost: float  # p_win_optimal - p_win_action
+    p_win_moving: float  # the policy plays seat p against the optimal player from here: its win probability
+    p_win_waiting: float  # the optimal player is to move here, the policy plays seat 3 - p: its win probability
+
+    def as_dict(self) -> dict:
+        return {
+            "variant": self.variant,
+            "policy": self.policy,
+            "title": self.title,
+            **self.state.as_dict(),
+            "action": self.action,
+            "optimal_action": self.optimal_action,
+            "agrees": self.action == self.optimal_action,
+            "p_win_action": self.p_win_action,
+            "p_win_optimal": self.p_win_optimal,
+            "cost": self.cost,
+            "p_win_moving": self.p_win_moving,
+            "p_win_waiting": self.p_win_waiting,
+        }
+
+
+@dataclass(frozen=True)
+class Disagreement:
+    state: State
+    policy_action: str
+    optimal_action: str
+    p_win: float
+    cost: float
+
+    def as_dict(self) -> dict:
+        return {
+            **self.state.as_dict(),
+            "policy_action": self.policy_action,
+            "optimal_action": self.optimal_action,
+            "p_win": self.p_win,
+            "cost": self.cost,
+        }
+
+
+def rank(p_roll: float, p_hold: float, best: str) -> tuple[ActionValue, ...]:
+    """Both actions, the optimal one first."""
+    actions = [ActionValue("roll", p_roll), ActionValue("hold", p_hold)]
+    return tuple(sorted(actions, key=lambda a: a.action != best))
+
+
+def policy_name(name: str) -> str:
+    """``fixed-hold-at`` or ``fixed_hold_at`` -> ``fixed_hold_at``; BadInput for unknown names."""
+    key = str(name).strip().lower().replace("-", "_")
+    if key not in POLICY_NAMES:
+        allowed = ", ".join(n.replace("_", "-") for n in POLICY_NAMES)
+        raise BadInput(f"unknown policy {name!r}; allowed: {allowed}")
+    return key
+
+
+class Queries:
+    """Read-only lookups in the Great Rolled Ones tables of one database."""
+
+    def __init__(self, db):
+        self.db = db
+
+    # -- variants ---------------------------------------------------------
+    @cached_property
+    def _variants(self) -> dict[str, Variant]:
+        self.db.require_game("rolled_ones")
+        rows = self.db.fetchall(
+            "SELECT variant, goal, dice, faces, ones_limit, turn_total_bound, komi_max FROM rolled_ones_variants ORDER BY variant"
+        )
+        return {r[0]: Variant(*r) for r in rows}
+
+    def variants(self) -> list[Variant]:
+        return list(self._variants.values())
+
+    def variant(self, name: str | None = None) -> Variant:
+        """The named variant; without a name 'standard', or the only one built."""
+        known = self._variants
+        if name is None:
+            if "standard" in known:
+                return known["standard"]
+            if len(known) == 1:
+                return next(iter(known.values()))
+            raise BadInput(f"several variants are built; choose one with --variant: {', '.join(known)}")
+        if name not in known:
+            raise BadInput(f"unknown variant {name!r}; this database has: {', '.join(known) or 'none'}")
+        return known[name]
+
+    # -- validation -------------------------------------------------------
+    def state(self, v: Variant, player, score, opponent, turn_total, ones) -> State:
+        """Check a state against the variant's rules and stored bounds (BadInput with what is allowed)."""
+        p, i, j, k, o = (_whole(x, name) for x, name in (
+            (player, "player"), (score, "score"), (opponent, "opponent score"), (turn_total, "turn total"), (ones, "ones")
+        ))
+        G, K, L = v.goal, v.turn_total_bound, v.ones_limit
+        if p not in (1, 2):
+            raise BadInput(f"player must be 1 or 2, got {p}")
+        if not 0 <= i < G:
+            raise BadInput(
+                f"score must be 0..{G - 1} (a player at {G} or more has ended the game or made this the last round), got {i}"
+            )
+        j_max = G - 1 if p == 1 else G - 1 + K
+        if not 0 <= j <= j_max:
+            why = (
+                f"player 1 moves while player 2 is below {G}"
+                if p == 1
+                else f"player 1's score: below {G}, or at most {G - 1} + turn_total_bound {K} in the last round"
+            )
+            raise BadInput(f"opponent score must be 0..{j_max} ({why}), got {j}")
+        if not 0 <= o < L:
+            raise BadInput(f"ones must be 0..{L - 1} (ones set aside; {L} end the turn), got {o}")
+        if not 0 <= k <= K:
+            raise BadInput(
+                f"turn total must be 0..{K} (the stored bound; beyond it holding is optimal for player 1 and "
+                f"player 2 has reached the goal), got {k}"
+            )
+        if (k, o) not in v.reachable:
+            raise BadInput(
+                f"turn total {k} with {o} ones set aside cannot occur (a roll adds its non-1s, {v.dice - v.ones_limit + 1} to "
+                f"{v.dice} points); with {o} ones the turn total is one of {_examples(v, o)}"
+            )
+        return State(p, i, j, k, o)
+
+    # -- optimal play -----------------------------------------------------
+    def best(self, player, score, opponent, turn_total, ones, variant: str | None = None) -> StateValue:
+        """Optimal play at state (p, i, j, k, o): P_roll, P_hold, the best action and P."""
+        v = self.variant(variant)
+        s = self.state(v, player, score, opponent, turn_total, ones)
+        if s.p == 2 and s.j >= v.goal:
+            delta = max(s.j - s.i - s.k, -1)
+            row = self.db.fetchone(
+                f"SELECT p_roll, p_hold, best, p_exceed FROM {FINAL} WHERE variant = ? AND delta = ? AND o = ?",
+                (v.name, delta, s.o),
+            )
+            source = f"{FINAL} (delta = {delta})"
+        elif s.p == 2 and s.i + s.k > v.goal - 1 + v.dice:
+            p1 = self._p(v, 1, s.j, s.i, 0, 0)
+            row = (1.0 - v.p_end(s.o) * p1, 1.0, "hold", 1.0)
+            source = COMPUTED
+        else:
+            row = self.db.fetchone(
+                f"SELECT p_roll, p_hold, best, p_win FROM {STATES} "
+                "WHERE variant = ? AND p = ? AND i = ? AND j = ? AND k = ? AND o = ?",
+                (v.name, s.p, s.i, s.j, s.k, s.o),
+            )
+            source = STATES
+        if row is None:
+            raise NotInDatabase(f"no stored value for {s} in {v.name}; rebuild with: dicebase build rolled-ones --force")
+        p_roll, p_hold, best, p_win = row
+        return StateValue(v.name, s, float(p_roll), float(p_hold), best, float(p_win), source, rank(p_roll, p_hold, best))
+
+    def _p(self, v: Variant, p, i, j, k, o) -> float:
+        row = self.db.fetchone(
+            f"SELECT p_win FROM {STATES} WHERE variant = ? AND p = ? AND i = ? AND j = ? AND k = ? AND o = ?",
+            (v.name, p, i, j, k, o),
+        )
+        if row is None:
+            raise NotInDatabase(f"no stored value for ({p}, {i}, {j}, {k}, {o}) in {v.name}")
+        return float(row[0])
+
+    # -- aggregates -------------------------------------------------------
+    def komi(self, variant: str | None = None) -> Komi:
+        """Player 1's optimal win rate for komi 0..komi_max and the fair komi (closest to 0.5)."""
+        v = self.variant(variant)
+        rows = self.db.fetchall(
+            "SELECT komi, p1_win, p2_win FROM rolled_ones_komi WHERE variant = ? ORDER BY komi", (v.name,)
+        )
+        fair = self.db.fetchone(
+            "SELECT komi, p1_win FROM rolled_ones_fair_komi WHERE variant = ? ORDER BY komi LIMIT 1", (v.name,)
+        )
+        if not rows or fair is None:
+            raise NotInDatabase(f"no komi rows for {v.name}; rebuild with: dicebase build rolled-ones --force")
+        return Komi(v.name, tuple(KomiRow(int(c), float(a), float(b)) for c, a, b in rows), int(fair[0]), float(fair[1]))
+
+    def gaps(self, variant: str | None = None) -> list[Gap]:
+        """Seed 002 Fig. 2: each human policy's seat win rates against optimal play and its gap."""
+        v = self.variant(variant)
+        rows = self.db.fetchall(
+            "SELECT policy, algorithm, p1_win, p2_win, gap, seed_gap FROM rolled_ones_policy_gaps "
+            "WHERE variant = ? ORDER BY algorithm",
+            (v.name,),
+        )
+        return [Gap(r[0], int(r[1]), float(r[2]), float(r[3]), float(r[4]), float(r[5])) for r in rows]
+
+    def advantage(self, variant: str | None = None) -> Advantage:
+        """First-player advantage under optimal play."""
+        v = self.variant(variant)
+        row = self.db.fetchone(
+            "SELECT p1_win, p2_win, advantage FROM rolled_ones_first_player_advantage WHERE variant = ?", (v.name,)
+        )
+        if row is None:
+            raise NotInDatabase(f"no seat win rates for {v.name}; rebuild with: dicebase build rolled-ones --force")
+        return Advantage(v.name, *(float(x) for x in row))
+
+    # -- human policies ---------------------------------------------------
+    def policy(self, name, player, score, opponent, turn_total, ones, variant: str | None = None) -> PolicyAdvice:
+        """A human policy's action at a state, the optimal action, and what the difference costs."""
+        pname = policy_name(name)
+        v = self.variant(variant)
+        s = self.state(v, player, score, opponent, turn_total, ones)
+        title = self.db.fetchone(
+            "SELECT title FROM rolled_ones_policies WHERE variant = ? AND policy = ?", (v.name, pname)
+        )
+        opt = self.best(s.p, s.i, s.j, s.k, s.o, variant=v.name)
+        if opt.source == STATES:
+            row = self.db.fetchone(
+                f"SELECT {pname}_action, {pname}_p_win_moving, {pname}_p_win_waiting FROM {STATES} "
+                "WHERE variant = ? AND p = ? AND i = ? AND j = ? AND k = ? AND o = ?",
+                (v.name, s.p, s.i, s.j, s.k, s.o),
+            )
+            action, moving, waiting = row[0], float(row[1]), float(row[2])
+        elif opt.source == COMPUTED:  # every human policy holds when it can win (player 2 at the goal)
+            action, moving, waiting = "hold", 1.0, 0.0
+        else:  # player 2's final turn: every policy rolls until it exceeds j, as optimal play does
+            action, moving, waiting = opt.best, opt.p_win, 1.0 - opt.p_win
+        chosen = opt.p_roll if action == "roll" else opt.p_hold
+        return PolicyAdvice(
+            v.name,
+            pname,
+            title[0] if title else pname,
+            s,
+            action,
+            opt.best,
+            chosen,
+            opt.p_win,
+            opt.p_win - chosen,
+            moving,
+            waiting,
+        )
+
+    def disagreements(self, name, limit: int = 10, variant: str | None = None) -> list[Disagreement]:
+        """The states where a human policy's action costs most against the optimal one."""
+        pname = policy_name(name)
+        v = self.variant(variant)
+        limit = _whole(limit, "limit")
+        if limit < 1:
+            raise BadInput(f"limit must be at least 1, got {limit}")
+        rows = self.db.fetchall(
+            "SELECT p, i, j, k, o, policy_action, optimal_action, p_win, cost FROM rolled_ones_disagreements "
+            "WHERE variant = ? AND policy = ? ORDER BY cost DESC, p, i, j, k, o LIMIT ?",
+            (v.name, pname, limit),
+        )
+        return [Disagreement(State(*map(int, r[:5])), r[5], r[6], float(r[7]), float(r[8])) for r in rows]
+
+
+def _whole(value, name: str) -> int:
+    """An int from an int, an integral float or a decimal string; BadInput otherwise."""
+    if isinstance(value, bool):
+        raise BadInput(f"{name} must be a whole number, got {value!r}")
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    try:
+        return int(str(value).strip())
+    except ValueError:
+        raise BadInput(f"{name} must be a whole number, got {value!r}") from None
+
+
+def _examples(v: Variant, o: int) -> str:
+    ks = sorted(k for k, oo in v.reachable if oo == o)
+    head = ", ".join(map(str, ks[:8]))
+    return f"{head}, ..." if len(ks) > 8 else head
+
+
+BENCH_LOOKUPS = [
+    ("rolled-ones best (1, 0, 0, 0, 0)", lambda db: db.rolled_ones.best(1, 0, 0, 0, 0)),
+    ("rolled-ones best (2, 30, 41, 13, 1)", lambda db: db.rolled_ones.best(2, 30, 41, 13, 1)),
+    ("rolled-ones policy keep_pace_end_race (1, 20, 35, 22, 1)", lambda db: db.rolled_ones.policy("keep_pace_end_race", 1, 20, 35, 22, 1)),
+]
+
+BENCH_CLI = [
+    ["rolled-ones", "best", "--player", "1", "--score", "0", "--opponent", "0", "--turn-total", "0", "--ones", "0", "--json"],
+]

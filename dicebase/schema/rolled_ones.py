@@ -1,0 +1,368 @@
+"""Great Rolled Ones tables and views (see docs/rolled_ones.md for the guide).
+
+Key vocabulary, shared by every table (seed 002's state tuple ``(p, i, j, k, o)``):
+
+- ``variant``: rule set (``rolled_ones_variants``); ``standard`` is seed 002's.
+- ``p``: player to move, 1 or 2 (player 1 moves first in every round).
+- ``i``: the mover's score, ``j``: the opponent's score, points, before this turn.
+- ``k``: turn total, points (non-1s rolled this turn, not yet banked).
+- ``o``: 1s set aside this turn, 0 .. ones_limit - 1.
+- ``policy``: ``optimal`` or one of seed 002's four human-playable policies
+  (``rolled_ones_policies``).
+
+Layout: ``rolled_ones_states`` holds one row per stored state with optimal
+play's values and, in columns named after each human policy, that policy's
+action and win probabilities; the views ``rolled_ones_policy_actions`` and
+``rolled_ones_policy_values`` present them as rows ``(policy, state, ...)``.
+One wide row per state keeps a single primary-key index (in DuckDB an index
+costs about 50 bytes a row, more than the values).
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import Column, Double, SmallInteger, String, and_, case, func, literal, select, union_all
+
+from dicebase.schema.base import View, table
+
+GAME = "rolled_ones"
+
+#: Seed 002's human-playable policies (Algorithms 1-4), in order; column-name prefixes.
+POLICY_NAMES = ("roll_4_or_5_dice", "fixed_hold_at", "simple_ones_cases", "keep_pace_end_race")
+_TITLES = {
+    "roll_4_or_5_dice": "Algorithm 1, Roll with 4 or 5 Dice",
+    "fixed_hold_at": "Algorithm 2, Fixed Hold-At",
+    "simple_ones_cases": "Algorithm 3, Simple Player and Ones Cases",
+    "keep_pace_end_race": "Algorithm 4, Keep Pace, End Race, by Case",
+}
+
+VARIANT = "rule set, see rolled_ones_variants ('standard' = seed 002: 5 dice, goal 50, three 1s end a turn)"
+P = "player to move: 1 (moves first each round) or 2"
+I = "mover's score before this turn, points (0 .. goal - 1)"
+J = "opponent's score, points (0 .. goal - 1)"
+K = "turn total: points rolled this turn and not yet banked (0 .. turn_total_bound; only totals a turn can reach)"
+O = "rolled 1s set aside this turn (0 .. ones_limit - 1)"
+POLICY = "'optimal' or a seed 002 human-playable policy: " + ", ".join(POLICY_NAMES) + " (see rolled_ones_policies)"
+PROB = "probability 0-1"
+STATE_COMMENTS = {"variant": VARIANT, "p": P, "i": I, "j": J, "k": K, "o": O}
+
+
+def _key(name, type_, comment):
+    return Column(name, type_, primary_key=True, comment=comment)
+
+
+def _val(name, type_, comment):
+    return Column(name, type_, nullable=False, comment=comment)
+
+
+def _policy_columns(name: str) -> list[Column]:
+    title = _TITLES[name]
+    return [
+        _val(f"{name}_action", String, f"{title}: its action here, 'roll' or 'hold' (a hold at k = 0 is played as a roll)"),
+        _val(
+            f"{name}_p_win_moving",
+            Double,
+            f"{title} plays seat p and is to move, the optimal player (not adapting) the other seat: "
+            f"the policy's win probability, {PROB}",
+        ),
+        _val(
+            f"{name}_p_win_waiting",
+            Double,
+            f"the optimal player plays seat p and is to move, {title} seat 3 - p: the policy's win probability, {PROB}",
+        ),
+    ]
+
+
+rolled_ones_variants = table(
+    "rolled_ones_variants",
+    GAME,
+    "Great Rolled Ones rule sets: one row per variant with every rule parameter and the stored bounds.",
+    _key("variant", String, "variant name"),
+    _val("goal", SmallInteger, "goal score, points: ending a turn at or above it makes that round the last (50)"),
+    _val("dice", SmallInteger, "dice rolled at the start of a turn (5); rolled 1s are set aside"),
+    _val("faces", SmallInteger, "faces per die (6); a 1 has probability 1/faces"),
+    _val("ones_limit", SmallInteger, "1s set aside that end the turn with no score change (3)"),
+    _val(
+        "turn_total_bound",
+        SmallInteger,
+        "largest stored turn total k, points; the rules do not bound k: beyond it holding is optimal (proven at build), "
+        "so the stored values are exact",
+    ),
+    _val("komi_max", SmallInteger, "largest compensation (komi) for player 1 listed in rolled_ones_komi, points"),
+    _val("description", String, "the rules in words and the seed they come from"),
+)
+
+rolled_ones_p_new1s = table(
+    "rolled_ones_p_new1s",
+    GAME,
+    "Seed 002's P_new1s(d, o_new): probability that exactly o_new of d rolled dice are 1s (reference table).",
+    _key("variant", String, VARIANT),
+    _key("d", SmallInteger, "dice rolled (0 .. dice)"),
+    _key("o_new", SmallInteger, "of them showing a 1 (0 .. d)"),
+    _val("probability", Double, "C(d, o_new) (1/faces)^o_new (1 - 1/faces)^(d - o_new), " + PROB),
+)
+
+rolled_ones_p_exceed = table(
+    "rolled_ones_p_exceed",
+    GAME,
+    "Player 2's final turn (player 1 ended at or above the goal): seed 002's P_exceed(delta, o) with both actions. "
+    "The state (2, i, j >= goal, k, o) is the row delta = j - (i + k); every policy plays it the same way.",
+    _key("variant", String, VARIANT),
+    _key(
+        "delta",
+        SmallInteger,
+        "points player 2 still trails, j - (i + k), up to goal - 1 + turn_total_bound; -1 stands for every "
+        "delta < 0 (already exceeded)",
+    ),
+    _key("o", SmallInteger, O),
+    _val("p_exceed", Double, "P_exceed(delta, o): player 2's probability of winning, " + PROB),
+    _val(
+        "p_roll",
+        Double,
+        "player 2's win probability if it rolls (P_exceed for delta >= 0; for delta < 0 the chance the roll does "
+        "not end the turn), " + PROB,
+    ),
+    _val("p_hold", Double, "player 2's win probability if it holds: 1 if delta < 0 (exceeded) else 0, " + PROB),
+    _val("best", String, "optimal action: 'roll' while delta >= 0, then 'hold'"),
+)
+
+rolled_ones_states = table(
+    "rolled_ones_states",
+    GAME,
+    "One row per stored non-terminal state (p, i, j, k, o): i, j below the goal, a turn total k <= turn_total_bound "
+    "that a turn can reach, and for player 2 i + k <= goal - 1 + dice (beyond, player 2 has already passed a "
+    "certain win). Optimal play's P_roll, P_hold, P and action, and each human policy's action and win "
+    "probabilities against the optimal player. Player 2's final turn is rolled_ones_p_exceed.",
+    _key("variant", String, VARIANT),
+    _key("p", SmallInteger, P),
+    _key("i", SmallInteger, I),
+    _key("j", SmallInteger, J),
+    _key("k", SmallInteger, K),
+    _key("o", SmallInteger, O),
+    _val("p_roll", Double, "P_roll: the mover's win probability if it rolls and both play optimally after, " + PROB),
+    _val("p_hold", Double, "P_hold: the mover's win probability if it holds (0 at k = 0: holding then is a loss), " + PROB),
+    _val("p_win", Double, "P = max(P_roll, P_hold): the mover's win probability under optimal play, " + PROB),
+    _val("best", String, "optimal action, 'roll' or 'hold' (ties hold; never hold at k = 0)"),
+    *[c for name in POLICY_NAMES for c in _policy_columns(name)],
+)
+
+rolled_ones_policies = table(
+    "rolled_ones_policies",
+    GAME,
+    "The policies: optimal play and seed 002's four human-playable policies (Algorithms 1-4).",
+    _key("variant", String, VARIANT),
+    _key("policy", String, "policy name, as in the views and on the command line (column prefix in rolled_ones_states)"),
+    _val("title", String, "the seed's name of the policy"),
+    _val("algorithm", SmallInteger, "seed 002's algorithm number (0 for optimal play)"),
+    _val("seed_gap", Double, "seed 002 Fig. 2: win-rate difference to optimal play, summed over both seats (0 for optimal)"),
+    _val("readings", String, "how we read the pseudo-code where its condition and comment disagree"),
+)
+
+rolled_ones_seat_win_rates = table(
+    "rolled_ones_seat_win_rates",
+    GAME,
+    "Win rate of each policy from the start of the game in each seat, against the optimal player.",
+    _key("variant", String, VARIANT),
+    _key("policy", String, POLICY),
+    _key("seat", SmallInteger, "seat the policy plays: 1 (moves first) or 2"),
+    _val("p_win", Double, "the policy's win probability from the state (1, 0, 0, 0, 0), " + PROB),
+)
+
+
+# ---------------------------------------------------------------------------
+# views
+# ---------------------------------------------------------------------------
+_st = rolled_ones_states
+_state_cols = (_st.c.p, _st.c.i, _st.c.j, _st.c.k, _st.c.o)
+
+rolled_ones_policy_actions = View(
+    "rolled_ones_policy_actions",
+    GAME,
+    "What each policy does at each stored state: rows (policy, state, action), optimal play and the four "
+    "human-playable policies.",
+    union_all(
+        select(_st.c.variant, literal("optimal").label("policy"), *_state_cols, _st.c.best.label("action")),
+        *(
+            select(_st.c.variant, literal(name).label("policy"), *_state_cols, _st.c[f"{name}_action"].label("action"))
+            for name in POLICY_NAMES
+        ),
+    ),
+    {**STATE_COMMENTS, "policy": POLICY, "action": "the policy's action, 'roll' or 'hold'"},
+)
+
+rolled_ones_policy_values = View(
+    "rolled_ones_policy_values",
+    GAME,
+    "Each policy's win probability against the optimal player from every stored state: when the policy is to "
+    "move (it plays seat p) and when the optimal player is (the policy plays seat 3 - p). For 'optimal' these "
+    "are p_win and 1 - p_win.",
+    union_all(
+        select(
+            _st.c.variant,
+            literal("optimal").label("policy"),
+            *_state_cols,
+            _st.c.p_win.label("p_win_moving"),
+            (literal(1.0) - _st.c.p_win).label("p_win_waiting"),
+        ),
+        *(
+            select(
+                _st.c.variant,
+                literal(name).label("policy"),
+                *_state_cols,
+                _st.c[f"{name}_p_win_moving"].label("p_win_moving"),
+                _st.c[f"{name}_p_win_waiting"].label("p_win_waiting"),
+            )
+            for name in POLICY_NAMES
+        ),
+    ),
+    {
+        **STATE_COMMENTS,
+        "policy": POLICY,
+        "p_win_moving": "the policy plays seat p and is to move: its win probability, " + PROB,
+        "p_win_waiting": "the optimal player plays seat p and is to move: the policy's (seat 3 - p) win probability, "
+        + PROB,
+    },
+)
+
+
+def _disagreement(name: str):
+    action = _st.c[f"{name}_action"]
+    chosen = case((action == "roll", _st.c.p_roll), else_=_st.c.p_hold)
+    return select(
+        _st.c.variant,
+        literal(name).label("policy"),
+        *_state_cols,
+        action.label("policy_action"),
+        _st.c.best.label("optimal_action"),
+        _st.c.p_win,
+        chosen.label("policy_p_win"),
+        (_st.c.p_win - chosen).label("cost"),
+    ).where(action != _st.c.best)
+
+
+rolled_ones_disagreements = View(
+    "rolled_ones_disagreements",
+    GAME,
+    "States where a human policy's action differs from the optimal one, and what it costs there "
+    "(win probability lost at that state, optimal play afterwards).",
+    union_all(*(_disagreement(name) for name in POLICY_NAMES)),
+    {
+        **STATE_COMMENTS,
+        "policy": "human-playable policy, see rolled_ones_policies",
+        "policy_action": "the human policy's action, 'roll' or 'hold'",
+        "optimal_action": "the optimal action, 'roll' or 'hold'",
+        "p_win": "the mover's win probability with the optimal action, " + PROB,
+        "policy_p_win": "the mover's win probability with the policy's action, optimal play after, " + PROB,
+        "cost": "p_win - policy_p_win: win probability lost at this state, probability difference (>= 0)",
+    },
+)
+
+
+def _komi_select():
+    v = rolled_ones_variants
+    return (
+        select(
+            _st.c.variant,
+            _st.c.i.label("komi"),
+            _st.c.p_win.label("p1_win"),
+            (literal(1.0) - _st.c.p_win).label("p2_win"),
+        )
+        .select_from(_st.join(v, _st.c.variant == v.c.variant))
+        .where(_st.c.p == 1, _st.c.j == 0, _st.c.k == 0, _st.c.o == 0, _st.c.i <= v.c.komi_max)
+    )
+
+
+KOMI_COMMENTS = {
+    "variant": VARIANT,
+    "komi": "compensation points player 1 starts with, points (the state (1, komi, 0, 0, 0))",
+    "p1_win": "player 1's win probability under optimal play, " + PROB,
+    "p2_win": "player 2's win probability under optimal play, " + PROB,
+}
+
+rolled_ones_komi = View(
+    "rolled_ones_komi",
+    GAME,
+    "Komi: player 1's optimal win rate when starting with c = 0 .. komi_max compensation points.",
+    _komi_select(),
+    KOMI_COMMENTS,
+)
+
+_k = _komi_select().subquery("k")
+_k2 = _komi_select().subquery("k2")
+_distance = func.abs(_k.c.p1_win - literal(0.5))
+rolled_ones_fair_komi = View(
+    "rolled_ones_fair_komi",
+    GAME,
+    "The fair komi: the compensation (0 .. komi_max) that brings player 1's win rate closest to 0.5.",
+    select(_k.c.variant, _k.c.komi, _k.c.p1_win, _k.c.p2_win, _distance.label("distance")).where(
+        _distance
+        == select(func.min(func.abs(_k2.c.p1_win - literal(0.5))))
+        .where(_k2.c.variant == _k.c.variant)
+        .scalar_subquery()
+    ),
+    {**KOMI_COMMENTS, "distance": "|p1_win - 0.5|, probability difference"},
+)
+
+_w = rolled_ones_seat_win_rates
+_w1, _w2, _o1, _o2 = (_w.alias(n) for n in ("w1", "w2", "o1", "o2"))
+_pol = rolled_ones_policies
+rolled_ones_policy_gaps = View(
+    "rolled_ones_policy_gaps",
+    GAME,
+    "Seed 002 Fig. 2: each human policy's win rates against optimal play and its gap "
+    "(policy p1 win - optimal p1 win) + (policy p2 win - optimal p2 win).",
+    select(
+        _w1.c.variant,
+        _w1.c.policy,
+        _pol.c.algorithm,
+        _w1.c.p_win.label("p1_win"),
+        _w2.c.p_win.label("p2_win"),
+        ((_w1.c.p_win - _o1.c.p_win) + (_w2.c.p_win - _o2.c.p_win)).label("gap"),
+        _pol.c.seed_gap,
+    )
+    .select_from(
+        _w1.join(_w2, and_(_w2.c.variant == _w1.c.variant, _w2.c.policy == _w1.c.policy, _w2.c.seat == 2))
+        .join(_o1, and_(_o1.c.variant == _w1.c.variant, _o1.c.policy == "optimal", _o1.c.seat == 1))
+        .join(_o2, and_(_o2.c.variant == _w1.c.variant, _o2.c.policy == "optimal", _o2.c.seat == 2))
+        .join(_pol, and_(_pol.c.variant == _w1.c.variant, _pol.c.policy == _w1.c.policy))
+    )
+    .where(_w1.c.seat == 1, _w1.c.policy != "optimal"),
+    {
+        "variant": VARIANT,
+        "policy": "human-playable policy, see rolled_ones_policies",
+        "algorithm": "seed 002's algorithm number",
+        "seed_gap": "seed 002 Fig. 2's gap for this policy, for comparison",
+        "p1_win": "the policy's win rate as player 1 against the optimal player 2, " + PROB,
+        "p2_win": "the policy's win rate as player 2 against the optimal player 1, " + PROB,
+        "gap": "(p1_win - optimal p1 win) + (p2_win - optimal p2 win), probability difference (negative = worse)",
+    },
+)
+
+rolled_ones_first_player_advantage = View(
+    "rolled_ones_first_player_advantage",
+    GAME,
+    "First-player advantage under optimal play (negative: moving first is a disadvantage in Great Rolled Ones).",
+    select(
+        _o1.c.variant,
+        _o1.c.p_win.label("p1_win"),
+        _o2.c.p_win.label("p2_win"),
+        (_o1.c.p_win - _o2.c.p_win).label("advantage"),
+    )
+    .select_from(_o1.join(_o2, and_(_o2.c.variant == _o1.c.variant, _o2.c.policy == "optimal", _o2.c.seat == 2)))
+    .where(_o1.c.policy == "optimal", _o1.c.seat == 1),
+    {
+        "variant": VARIANT,
+        "p1_win": "player 1's win probability, both playing optimally, " + PROB,
+        "p2_win": "player 2's win probability, both playing optimally, " + PROB,
+        "advantage": "p1_win - p2_win, probability difference",
+    },
+)
+
+VIEWS = [
+    rolled_ones_policy_actions,
+    rolled_ones_policy_values,
+    rolled_ones_disagreements,
+    rolled_ones_komi,
+    rolled_ones_fair_komi,
+    rolled_ones_policy_gaps,
+    rolled_ones_first_player_advantage,
+]
