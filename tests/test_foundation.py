@@ -265,3 +265,21 @@ def test_location_parsing(tmp_path):
     assert resolve("x.sqlite").store == "sqlite" and resolve("x.duckdb").store == "duckdb"
     with pytest.raises(ValueError, match="unknown database scheme"):
         resolve("mysql:///x")
+
+
+def test_unindexed_key_tables_skip_only_the_duckdb_index(tmp_path):
+    from sqlalchemy import Column, Integer, MetaData, Table
+
+    from dicebase.builder.store import Writer
+    from dicebase.schema import create_table_sql
+
+    t = Table("k", MetaData(), Column("a", Integer, primary_key=True, comment="a"),
+              Column("b", Integer, comment="b"), info={"game": "x", "key_index": False})
+    assert "PRIMARY KEY" in create_table_sql(t) and "PRIMARY KEY" not in create_table_sql(t, key_constraint=False)
+    for store in ("duckdb", "sqlite"):
+        w = Writer(tmp_path / f"k.{store}", store)
+        w.create_table(t)
+        ddl = w.execute("SELECT sql FROM sqlite_master WHERE name = 'k'")[0][0] if store == "sqlite" else \
+            w.execute("SELECT sql FROM duckdb_tables() WHERE table_name = 'k'")[0][0]
+        assert ("PRIMARY KEY" in ddl.upper()) == (store == "sqlite"), ddl
+        w.close()

@@ -71,7 +71,8 @@ class Writer:
             return []
 
     def create_table(self, table: Table) -> None:
-        sql = create_table_sql(table)
+        indexed = self.store == "sqlite" or table.info.get("key_index", True)
+        sql = create_table_sql(table, key_constraint=indexed)
         if self.store == "sqlite" and table.primary_key.columns:
             sql += " WITHOUT ROWID"  # clustered on the key: smaller file, one B-tree probe per lookup
         self.con.execute(sql)

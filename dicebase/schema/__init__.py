@@ -8,6 +8,7 @@ belong to a game" and produce the DDL for a store.
 from __future__ import annotations
 
 import importlib
+import re
 
 from sqlalchemy import Table
 from sqlalchemy.dialects import sqlite as _sqlite_dialect
@@ -59,8 +60,12 @@ def game_views(game: str) -> list[View]:
     return list(_views.get(game, []))
 
 
-def create_table_sql(table: Table) -> str:
-    return str(CreateTable(table).compile(dialect=DIALECT)).strip()
+def create_table_sql(table: Table, *, key_constraint: bool = True) -> str:
+    """CREATE TABLE text; ``key_constraint=False`` leaves out the PRIMARY KEY clause."""
+    sql = str(CreateTable(table).compile(dialect=DIALECT)).strip()
+    if not key_constraint:
+        sql = re.sub(r",\s*PRIMARY KEY \([^)]*\)", "", sql)
+    return sql
 
 
 def create_view_sql(view: View) -> str:

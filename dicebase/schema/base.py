@@ -20,12 +20,20 @@ SCHEMA_VERSION = 1
 metadata = MetaData()
 
 
-def table(name: str, game: str, comment: str, *columns: Column) -> Table:
-    """Define a table of ``game`` on the shared metadata; every column needs a comment."""
+def table(name: str, game: str, comment: str, *columns: Column, key_index: bool = True) -> Table:
+    """Define a table of ``game`` on the shared metadata; every column needs a comment.
+
+    ``key_index=False`` keeps the primary key in the schema (and in SQLite,
+    whose WITHOUT ROWID tables are clustered on it at no extra cost) but
+    creates no DuckDB index for it: DuckDB's ART index costs about 50 bytes
+    a row, which dominates large tables, while point lookups on rows written
+    in key order are served by DuckDB's per-row-group min/max zone maps.
+    The builder must then write the rows in key order and unique.
+    """
     missing = [c.name for c in columns if not c.comment]
     if missing:
         raise ValueError(f"table {name}: columns without a comment: {missing}")
-    return Table(name, metadata, *columns, comment=comment, info={"game": game})
+    return Table(name, metadata, *columns, comment=comment, info={"game": game, "key_index": key_index})
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,3 @@
+from dicebase.cli import main
+
+main()

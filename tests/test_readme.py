@@ -1,0 +1,41 @@
+"""README stays true: generated schema block current, two set-up commands, CI runs the same tests."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+README = (ROOT / "README.md").read_text()
+
+
+def setup_commands() -> list[str]:
+    section = README.split("## Set up", 1)[1].split("\n## ", 1)[0]
+    (block,) = re.findall(r"```(?:sh|bash)?\n(.*?)```", section, flags=re.S)
+    return [line for line in block.splitlines() if line.strip() and not line.startswith("#")]
+
+
+def test_schema_section_is_generated_from_the_schema():
+    from dicebase.schema.__main__ import BEGIN, END, markdown
+
+    block = README.split(BEGIN, 1)[1].split(END, 1)[0]
+    assert block.strip() == markdown().strip(), "run: python -m dicebase.schema --write README.md"
+
+
+def test_exactly_two_setup_commands_build_then_test():
+    first, second = setup_commands()
+    assert "dicebase build" in first and "dicebase threes best" in first
+    assert "pytest" in second
+
+
+def test_ci_runs_the_readme_test_command():
+    ci = (ROOT / ".ci" / "run").read_text()
+    test_command = setup_commands()[1].split("python", 1)[1].strip()  # "-m pytest -q"
+    assert test_command in ci
+
+
+def test_every_cli_command_is_documented():
+    from dicebase.cli import cli
+
+    for name in cli.list_commands(None):
+        assert f"dicebase {name}" in README, f"README does not show `dicebase {name}`"
