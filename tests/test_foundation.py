@@ -51,7 +51,7 @@ def test_build_writes_rows_views_and_metadata(toy, tmp_path, store):
         assert db.fetchone("SELECT count(*), sum(n) FROM toy_values") == (1000, sum(range(1000)))
         assert db.fetchone("SELECT count(*) FROM toy_even")[0] == 500
         info = db.info()
-        assert info["build"]["schema_version"] == "1"
+        assert info["build"]["schema_version"] == str(dicebase.SCHEMA_VERSION)
         assert info["build"]["package_version"] == dicebase.__version__
         assert info["build"]["store"] == store
         (variant,) = [v for v in info["variants"] if v["game"] == "toy"]
@@ -218,7 +218,7 @@ def test_info_command(toy, tmp_path, run_cli):
     assert code == 0 and data["build"]["store"] == "sqlite"
     assert [g["game"] for g in data["games"]] == ["toy"] and data["games"][0]["options"]["rows"] == 10
     code, out, _ = run_cli(["info", "--db", str(path)])
-    assert code == 0 and "toy_values" in out and "schema_version: 1" in out
+    assert code == 0 and "toy_values" in out and f"schema_version: {dicebase.SCHEMA_VERSION}" in out
 
 
 @pytest.mark.parametrize("source_store", ["duckdb", "sqlite"])
@@ -283,3 +283,175 @@ def test_unindexed_key_tables_skip_only_the_duckdb_index(tmp_path):
             w.execute("SELECT sql FROM duckdb_tables() WHERE table_name = 'k'")[0][0]
         assert ("PRIMARY KEY" in ddl.upper()) == (store == "sqlite"), ddl
         w.close()
+
+
+# -- regressions from the issue-2 review ------------------------------------------------
+
+def one_line_error(code: int, err: str) -> bool:
+    return code == 2 and err.startswith("Error: ") and err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_export_never_replaces_its_source_or_foreign_files(toy, tmp_path, run_cli):
+    src = tmp_path / "src.duckdb"
+    build_toy(src, "duckdb", rows=10)
+    before = digest(src)
+    code, _, err = run_cli(["export", "--format", "sqlite", "--out", str(src), "--force", "--db", str(src)])
+    assert one_line_error(code, err) and "being exported" in err and digest(src) == before
+    victim = tmp_path / "victim"
+    (victim / "sub").mkdir(parents=True)
+    (victim / "notes.txt").write_text("precious")
+    for fmt in ("csv", "parquet", "sqlite"):
+        code, _, err = run_cli(["export", "--format", fmt, "--out", str(victim), "--force", "--db", str(src)])
+        assert one_line_error(code, err), err
+    assert (victim / "notes.txt").read_text() == "precious" and (victim / "sub").is_dir()
+    note = tmp_path / "note.txt"
+    note.write_text("keep me")
+    code, _, err = run_cli(["export", "--format", "parquet", "--out", str(note), "--force", "--db", str(src)])
+    assert one_line_error(code, err) and note.read_text() == "keep me"
+    out = tmp_path / "pq"
+    assert run_cli(["export", "--format", "parquet", "--out", str(out), "--db", str(src)])[0] == 0
+    assert run_cli(["export", "--format", "parquet", "--out", str(out), "--force", "--db", str(src)])[0] == 0
+    assert sorted(p.name for p in out.iterdir())[0].endswith(".parquet")
+    assert not list(tmp_path.glob("*.tmp-*")) and not list(tmp_path.glob("*.old-*"))
+
+
+def test_exported_copy_records_its_own_store(toy, tmp_path):
+    src = tmp_path / "src.duckdb"
+    build_toy(src, "duckdb", rows=10)
+    from dicebase.builder.export import export
+
+    with dicebase.open(src) as db:
+        export(db, "sqlite", tmp_path / "copy.sqlite")
+    with dicebase.open(tmp_path / "copy.sqlite") as db:
+        assert db.info()["build"]["store"] == "sqlite"
+
+
+@pytest.mark.parametrize("content", [b"notes\n", None])
+def test_build_refuses_to_replace_a_foreign_file_without_force(toy, tmp_path, run_cli, content):
+    target = tmp_path / "other.sqlite"
+    if content is None:
+        import sqlite3
+
+        con = sqlite3.connect(target)
+        con.execute("CREATE TABLE mine (x INTEGER)")
+        con.commit()
+        con.close()
+    else:
+        target.write_bytes(content)
+    before = digest(target)
+    code, _, err = run_cli(["build", "toy", "--db", str(target), "-o", "toy.rows=5", "-q"])
+    assert one_line_error(code, err) and "--force" in err and digest(target) == before
+    code, _, err = run_cli(["build", "toy", "--db", str(target), "-o", "toy.rows=5", "-q", "--force"])
+    assert code == 0, err
+    with dicebase.open(target) as db:
+        assert db.fetchone("SELECT count(*) FROM toy_values")[0] == 5
+
+
+def test_build_into_a_directory_fails_before_solving(toy, tmp_path, run_cli):
+    code, _, err = run_cli(["build", "toy", "--db", str(tmp_path), "-q"])
+    assert one_line_error(code, err) and "directory" in err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_opening_bad_files_is_one_line(tmp_path, run_cli):
+    junk = tmp_path / "junk.sqlite"
+    junk.write_text("not a database at all " * 100)
+    code, _, err = run_cli(["info", "--db", str(junk)])
+    assert one_line_error(code, err) and "not a SQLite database" in err
+    code, _, err = run_cli(["info", "--db", f"duckdb:///{junk}"])
+    assert one_line_error(code, err)
+    code, _, err = run_cli(["info", "--db", str(tmp_path)])
+    assert one_line_error(code, err) and "directory" in err
+
+
+def test_database_of_another_schema_version_asks_for_a_rebuild(toy, tmp_path, run_cli):
+    import duckdb
+
+    path = tmp_path / "old.duckdb"
+    build_toy(path, "duckdb", rows=10)
+    con = duckdb.connect(str(path))
+    con.execute("UPDATE build_info SET value = '0' WHERE key = 'schema_version'")
+    con.close()
+    code, _, err = run_cli(["info", "--db", str(path)])
+    assert one_line_error(code, err) and "schema version 0" in err and "--force" in err
+    code, _, err = run_cli(["build", "toy", "--db", str(path), "-q"])
+    assert one_line_error(code, err), "an old-version file is replaced only with --force"
+    assert run_cli(["build", "toy", "--db", str(path), "-q", "--force"])[0] == 0
+    assert run_cli(["info", "--db", str(path)])[0] == 0
+
+
+def test_sql_json_handles_every_result_type(toy, tmp_path, run_cli):
+    path = tmp_path / "t.duckdb"
+    build_toy(path, "duckdb", rows=10)
+    query = "SELECT 1.5 AS x, 'nan'::DOUBLE AS y, DATE '2020-01-02' AS d, X'00ff' AS b, 1 AS a, 2 AS a"
+    code, out, err = run_cli(["sql", query, "--db", str(path), "--json"])
+    assert code == 0, err
+    assert json.loads(out) == [{"x": 1.5, "y": None, "d": "2020-01-02", "b": "00ff", "a": 1, "a_2": 2}]
+    code, out, _ = run_cli(["sql", "SELECT n, even FROM toy_values WHERE n < 0", "--db", str(path), "--format", "csv"])
+    assert code == 0 and out == "n,even\n"
+    code, out, _ = run_cli(["sql", "SELECT even FROM toy_values WHERE n = 0", "--db", str(path), "--format", "csv"])
+    assert out == "even\ntrue\n"
+
+
+def test_sql_refuses_explain_analyze(toy, tmp_path, run_cli):
+    path = tmp_path / "t.duckdb"
+    build_toy(path, "duckdb", rows=10)
+    code, _, err = run_cli(["sql", "EXPLAIN ANALYZE SELECT 1", "--db", str(path)])
+    assert one_line_error(code, err)
+    assert run_cli(["sql", "EXPLAIN SELECT 1", "--db", str(path)])[0] == 0
+
+
+def test_no_arguments_prints_help(run_cli):
+    code, out, err = run_cli([])
+    assert code == 0 and "Usage: dicebase" in out and err == ""
+
+
+def test_checksum_does_not_depend_on_chunking():
+    import hashlib
+
+    import numpy as np
+
+    from dicebase.builder.store import update_checksum
+
+    for values in (np.arange(1000, dtype=np.int64), np.array([str(i) for i in range(1000)], dtype=object)):
+        whole, parts = hashlib.sha256(), hashlib.sha256()
+        update_checksum(whole, values)
+        for chunk in np.array_split(values, 7):
+            update_checksum(parts, chunk)
+        assert whole.hexdigest() == parts.hexdigest()
+
+
+def test_build_steps_keep_their_order(toy, tmp_path):
+    path = tmp_path / "t.sqlite"
+    build_toy(path, "sqlite", rows=10)
+    with dicebase.open(path) as db:
+        assert [s["step"] for s in db.info()["steps"]] == ["first half", "second half"]
+
+
+def test_every_command_has_help_with_an_example(run_cli):
+    from dicebase.cli import cli
+
+    def walk(group, path):
+        for name in group.list_commands(None):
+            command = group.get_command(None, name)
+            yield path + [name], command
+            if hasattr(command, "list_commands"):
+                yield from walk(command, path + [name])
+
+    for path, command in walk(cli, []):
+        code, out, err = run_cli([*path, "--help"])
+        assert code == 0, (path, err)
+        assert "Example" in out, f"dicebase {' '.join(path)} --help has no Example block"
+
+
+def test_cli_lookups_import_neither_sqlalchemy_nor_the_solvers(toy, tmp_path):
+    path = tmp_path / "t.duckdb"
+    build_toy(path, "duckdb", rows=10)
+    probe = (
+        "import sys\nfrom dicebase.cli import main\n"
+        "try:\n    main(['sql', 'SELECT 1', '--db', %r])\n"
+        "except SystemExit:\n    pass\n"
+        "print(sorted(m for m in ('sqlalchemy', 'dicebase.builder', 'dicebase.schema') if m in sys.modules))"
+    ) % str(path)
+    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert result.stdout.strip().splitlines()[-1] == "[]"

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
 from pathlib import Path
 from typing import Iterator
 
@@ -22,82 +23,138 @@ CHUNK_ROWS = 1_000_000
 
 
 def _chunks(db, table: str, names: list[str]) -> Iterator[dict[str, np.ndarray]]:
+    """The table's rows as chunks of numpy columns, streamed."""
     cols = ", ".join(names)
     if db.store == "duckdb":
         (n,) = db.fetchone(f"SELECT count(*) FROM {table}")
         for start in range(0, n, CHUNK_ROWS):
-            data = db._con.execute(
+            data = db.execute(
                 f"SELECT {cols} FROM {table} WHERE rowid >= ? AND rowid < ?", (start, start + CHUNK_ROWS)
             ).fetchnumpy()
             yield {name: np.asarray(data[name]) for name in names}
-    else:
-        cur = db._con.execute(f"SELECT {cols} FROM {table}")
-        while True:
-            rows = cur.fetchmany(CHUNK_ROWS // 4)
-            if not rows:
-                return
-            yield {name: np.array(values, dtype=object if isinstance(values[0], str) else None)
-                   for name, values in zip(names, zip(*rows))}
+        return
+    cur = db.execute(f"SELECT {cols} FROM {table}")
+    while True:
+        rows = cur.fetchmany(CHUNK_ROWS // 4)
+        if not rows:
+            return
+        yield {
+            name: np.array(values, dtype=object if isinstance(values[0], str) else None)
+            for name, values in zip(names, zip(*rows))
+        }
 
 
 def _tables_in(db) -> list:
-    games = db.games()
     tables = list(game_tables(CORE))
-    for game in games:
+    for game in db.games():
         tables.extend(game_tables(game))
     return tables
 
 
-def export(db, fmt: str, out: str | os.PathLike, *, force: bool = False) -> list[str]:
-    """Export every table of ``db``; returns the table names written."""
-    out_path = Path(out)
-    if out_path.exists() and not force:
-        raise BadInput(f"{out_path} exists; choose another --out or pass --force")
-    tables = _tables_in(db)
-    if fmt in ("sqlite", "duckdb"):
-        out_path.parent.mkdir(parents=True, exist_ok=True)
-        temp = out_path.with_name(out_path.name + f".tmp-{os.getpid()}")
-        writer = Writer(temp, fmt)
-        try:
-            for t in tables:
-                writer.create_table(t)
-                names = [c.name for c in t.columns]
-                for chunk in _chunks(db, t.name, names):
-                    writer.append(t.name, chunk)
-            for game in db.games():
-                for view in game_views(game):
-                    writer.create_view(view)
-            writer.close()
-            writer = None
-            os.replace(temp, out_path)
-        finally:
-            if writer is not None:
-                writer.abort()
-            temp.unlink(missing_ok=True)
-        return [t.name for t in tables]
-    if fmt not in ("parquet", "csv"):
-        raise BadInput(f"unknown export format {fmt!r}; use sqlite, duckdb, parquet or csv")
-    import duckdb
+def _is_previous_export(path: Path) -> bool:
+    """A directory holding nothing but .parquet/.csv files: safe to replace with --force."""
+    return path.is_dir() and all(p.is_file() and p.suffix in (".parquet", ".csv") for p in path.iterdir())
 
-    if out_path.exists():
-        shutil.rmtree(out_path) if out_path.is_dir() else out_path.unlink()
-    out_path.mkdir(parents=True)
-    for t in tables:
-        names = [c.name for c in t.columns]
-        scratch = duckdb.connect()
-        scratch.execute(_scratch_ddl(t))
-        for chunk in _chunks(db, t.name, names):
-            scratch.register("_chunk", chunk)
-            scratch.execute(f"INSERT INTO {t.name} SELECT {', '.join(names)} FROM _chunk")
-            scratch.unregister("_chunk")
-        target = (out_path / f"{t.name}.{fmt}").as_posix().replace("'", "''")
-        option = "FORMAT PARQUET" if fmt == "parquet" else "FORMAT CSV, HEADER"
-        scratch.execute(f"COPY {t.name} TO '{target}' ({option})")
-        scratch.close()
+
+def _check_target(db, fmt: str, out_path: Path, force: bool) -> None:
+    if out_path.resolve() == db.location.path.resolve():
+        raise BadInput(f"{out_path} is the database being exported; choose another --out")
+    if not out_path.exists():
+        return
+    if not force:
+        raise BadInput(f"{out_path} exists; choose another --out or pass --force to replace it")
+    if fmt in ("sqlite", "duckdb") and not out_path.is_file():
+        raise BadInput(f"{out_path} is a directory; --format {fmt} writes one file")
+    if fmt in ("parquet", "csv") and not _is_previous_export(out_path):
+        raise BadInput(
+            f"{out_path} is not a directory of .parquet/.csv files from an earlier export; refusing to replace it"
+        )
+
+
+def export(db, fmt: str, out: str | os.PathLike, *, force: bool = False, quiet: bool = True) -> list[str]:
+    """Export every table of ``db``; returns the table names written.
+
+    Output appears only when complete: a file is renamed into place, a
+    directory swapped in, so an interrupted export leaves the old output.
+    """
+    if fmt not in ("sqlite", "duckdb", "parquet", "csv"):
+        raise BadInput(f"unknown export format {fmt!r}; use sqlite, duckdb, parquet or csv")
+    out_path = Path(out)
+    _check_target(db, fmt, out_path, force)
+    tables = _tables_in(db)
+    out_path.parent.mkdir(parents=True, exist_ok=True)
+    temp = out_path.with_name(f"{out_path.name}.tmp-{os.getpid()}")
+    progress = _progress(tables, fmt, quiet)
+    try:
+        if fmt in ("sqlite", "duckdb"):
+            _export_store(db, fmt, temp, progress)
+            os.replace(temp, out_path)
+        else:
+            _export_files(db, fmt, temp, progress)
+            old = out_path.with_name(f"{out_path.name}.old-{os.getpid()}")
+            if out_path.exists():
+                os.replace(out_path, old)
+            os.replace(temp, out_path)
+            shutil.rmtree(old, ignore_errors=True)
+    finally:
+        if temp.is_dir():
+            shutil.rmtree(temp, ignore_errors=True)
+        else:
+            temp.unlink(missing_ok=True)
     return [t.name for t in tables]
 
 
-def _scratch_ddl(table) -> str:
+def _progress(tables: list, fmt: str, quiet: bool):
+    if quiet:
+        return tables
+    import click
+
+    return click.progressbar(tables, label=f"exporting to {fmt}", file=sys.stderr, item_show_func=lambda t: t.name if t else "")
+
+
+def _iterate(progress):
+    if hasattr(progress, "__enter__"):
+        with progress as items:
+            yield from items
+    else:
+        yield from progress
+
+
+def _export_store(db, fmt: str, temp: Path, progress) -> None:
+    writer = Writer(temp, fmt)
+    try:
+        for t in _iterate(progress):
+            writer.create_table(t)
+            names = [c.name for c in t.columns]
+            for chunk in _chunks(db, t.name, names):
+                writer.append(t.name, chunk)
+        for game in db.games():
+            for view in game_views(game):
+                writer.create_view(view)
+        writer.execute("UPDATE build_info SET value = ? WHERE key = 'store'", (fmt,))
+        writer.close()
+    except BaseException:
+        writer.abort()
+        raise
+
+
+def _export_files(db, fmt: str, temp: Path, progress) -> None:
+    import duckdb
+
     from dicebase.schema import create_table_sql
 
-    return create_table_sql(table)
+    temp.mkdir()
+    for t in _iterate(progress):
+        names = [c.name for c in t.columns]
+        scratch = duckdb.connect()
+        try:
+            scratch.execute(create_table_sql(t, key_constraint=False))
+            for chunk in _chunks(db, t.name, names):
+                scratch.register("_chunk", chunk)
+                scratch.execute(f"INSERT INTO {t.name} SELECT {', '.join(names)} FROM _chunk")
+                scratch.unregister("_chunk")
+            target = (temp / f"{t.name}.{fmt}").as_posix().replace("'", "''")
+            option = "FORMAT PARQUET" if fmt == "parquet" else "FORMAT CSV, HEADER"
+            scratch.execute(f"COPY {t.name} TO '{target}' ({option})")
+        finally:
+            scratch.close()

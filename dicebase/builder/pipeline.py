@@ -26,7 +26,8 @@ import dicebase
 from dicebase.builder import registry
 from dicebase.builder.store import Writer, canonical_column, update_checksum
 from dicebase.location import Location, resolve
-from dicebase.schema import CORE, SCHEMA_VERSION, catalogue, game_tables, game_views
+from dicebase import SCHEMA_VERSION
+from dicebase.schema import CORE, catalogue, game_tables, game_views
 
 
 class BuildError(Exception):
@@ -35,9 +36,17 @@ class BuildError(Exception):
 
 @dataclass
 class TableStats:
+    """Rows, seconds and one running sha256 per column (so chunking does not matter)."""
+
     rows: int = 0
     seconds: float = 0.0
-    digest: Any = field(default_factory=hashlib.sha256)
+    digests: dict[str, Any] = field(default_factory=dict)
+
+    def checksum(self) -> str:
+        combined = hashlib.sha256()
+        for name, digest in self.digests.items():
+            combined.update(f"{name}:{digest.hexdigest()};".encode())
+        return combined.hexdigest()
 
 
 class BuildContext:
@@ -78,7 +87,7 @@ class BuildContext:
         stats.rows += self._writer.append(table_name, ordered)
         stats.seconds += time.perf_counter() - started
         for name, values in ordered.items():
-            update_checksum(stats.digest, name, values)
+            update_checksum(stats.digests.setdefault(name, hashlib.sha256()), values)
 
     @contextlib.contextmanager
     def step(self, label: str) -> Iterator[None]:
@@ -117,6 +126,10 @@ class BuildReport:
 
 
 def parse_options(game: str, overrides: dict[str, Any] | None) -> dict[str, Any]:
+    """Defaults updated by ``overrides``, checked by the game's ``validate_options`` if it has one.
+
+    Runs before any file is touched, so a bad option costs nothing.
+    """
     module = registry.load(game)
     options = dict(getattr(module, "DEFAULT_OPTIONS", {}))
     for key, value in (overrides or {}).items():
@@ -124,27 +137,38 @@ def parse_options(game: str, overrides: dict[str, Any] | None) -> dict[str, Any]
             known = ", ".join(sorted(options)) or "none"
             raise BuildError(f"unknown option {key!r} for {game}; known options: {known}")
         options[key] = value
+    validate = getattr(module, "validate_options", None)
+    if validate is not None:
+        try:
+            validate(dict(options))
+        except (TypeError, ValueError) as exc:
+            raise BuildError(str(exc)) from None
     return options
 
 
-def _existing_games(loc: Location) -> dict[str, dict] | None:
-    """build_games rows of an existing, openable database of this schema version, else None."""
+def _existing_games(loc: Location, force: bool) -> dict[str, dict] | None:
+    """The games in an existing database of this schema version; None when there is no file.
+
+    Any other file at the target (not a database, someone else's database, a
+    dicebase file of another schema version) is replaced only with ``force``.
+    """
     if not loc.path.exists():
         return None
     from dicebase.query import open as open_db
+    from dicebase.query.base import DicebaseError
 
     try:
         with open_db(loc) as db:
             info = dict(db.fetchall("SELECT key, value FROM build_info"))
-            if info.get("schema_version") != str(SCHEMA_VERSION):
-                return None
             rows = db.fetchall("SELECT game, options_json FROM build_games")
-            return {
-                game: {"options": json.loads(opts), "package_version": info.get("package_version")}
-                for game, opts in rows
-            }
-    except Exception:
-        return None
+    except DicebaseError as exc:
+        if force:
+            return None
+        raise BuildError(f"{loc.path} is in the way: {exc}; use --force to replace it") from None
+    return {
+        game: {"options": json.loads(opts), "package_version": info.get("package_version")}
+        for game, opts in rows
+    }
 
 
 def _remove_stale_temporaries(target: Path) -> None:
@@ -185,7 +209,9 @@ def build(
         raise BuildError(f"options given for games not being built: {', '.join(sorted(stray))}")
     game_options = {g: parse_options(g, overrides.get(g)) for g in names}
 
-    existing = _existing_games(loc)
+    if loc.path.is_dir():
+        raise BuildError(f"{loc.path} is a directory; give a database file path, e.g. {loc.path / 'dicebase.duckdb'}")
+    existing = _existing_games(loc, force)
     up_to_date = [
         g
         for g in names
@@ -267,24 +293,16 @@ def _build_game(writer: Writer, game: str, options: dict[str, Any], quiet: bool)
     )
     writer.insert_rows(
         "build_steps",
-        ["game", "step", "seconds"],
-        [(game, label, sec) for label, sec in _unique_steps(ctx.steps)],
+        ["game", "seq", "step", "seconds"],
+        [(game, seq, label, sec) for seq, (label, sec) in enumerate(ctx.steps, start=1)],
     )
     writer.insert_rows(
         "build_tables",
         ["table_name", "game", "row_count", "checksum", "write_seconds"],
-        [(name, game, s.rows, s.digest.hexdigest(), s.seconds) for name, s in ctx.table_stats.items()],
+        [(name, game, s.rows, s.checksum(), s.seconds) for name, s in ctx.table_stats.items()],
     )
     if not quiet:
         print(f"built {game} in {seconds:.2f} s", file=sys.stderr, flush=True)
-
-
-def _unique_steps(steps: list[tuple[str, float]]) -> list[tuple[str, float]]:
-    """Merge repeated step labels (their seconds add up) so the key stays unique."""
-    merged: dict[str, float] = {}
-    for label, seconds in steps:
-        merged[label] = merged.get(label, 0.0) + seconds
-    return list(merged.items())
 
 
 def _write_catalogue(writer: Writer, games: list[str]) -> None:

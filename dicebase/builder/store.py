@@ -34,12 +34,13 @@ def canonical_column(values: np.ndarray) -> np.ndarray:
     raise TypeError(f"unsupported column dtype {values.dtype}")
 
 
-def update_checksum(digest: "hashlib._Hash", name: str, values: np.ndarray) -> None:
-    digest.update(name.encode())
+def update_checksum(digest: "hashlib._Hash", values: np.ndarray) -> None:
+    """Feed a chunk of one column to its running digest (chunking does not change the result)."""
     if values.dtype == object:
-        digest.update("\x00".join(map(str, values.tolist())).encode())
-    else:
-        digest.update(np.ascontiguousarray(values).view(np.uint8))
+        if len(values):
+            digest.update(("\x00".join(map(str, values.tolist())) + "\x00").encode())
+        return
+    digest.update(np.ascontiguousarray(values).view(np.uint8))
 
 
 class Writer:

@@ -105,7 +105,7 @@ def build(games, db_path, force, quiet, option_texts):
     names = lambda gs: ", ".join(g.replace("_", "-") for g in gs)  # noqa: E731
     if report.built:
         size = loc.path.stat().st_size / 1e6
-        click.echo(f"built {names(report.built)} into {loc} in {report.seconds:.1f} s ({size:.1f} MB)")
+        click.echo(f"built {names(report.built)} into {loc.path.resolve()} ({loc.store}) in {report.seconds:.1f} s ({size:.1f} MB)")
     if report.skipped:
         click.echo(f"up to date: {names(report.skipped)} (use --force to rebuild)")
 
@@ -141,13 +141,16 @@ def info(db_path, fmt, as_json):
 
 @cli.command()
 @click.argument("query")
+@click.option("--limit", default=1000, show_default=True, type=click.IntRange(min=0),
+              help="Most rows printed in table format (0 = all); CSV and JSON print every row.")
 @db_option
 @output_option
-def sql(query, db_path, fmt, as_json):
-    """Run one read-only SQL statement (SELECT/WITH/EXPLAIN) and print the rows.
+def sql(query, limit, db_path, fmt, as_json):
+    """Run one read-only SQL statement (SELECT/WITH/VALUES/EXPLAIN) and print the rows.
 
-    Statements that write, attach files or copy data out are refused; the
-    database is opened read-only in any case.
+    Statements that write, attach files, install extensions or copy data out
+    are refused; the database is opened read-only in any case. A query that
+    starts with "--" needs a "--" before it: dicebase sql -- "-- note ...".
 
     Example:
 
@@ -155,10 +158,16 @@ def sql(query, db_path, fmt, as_json):
         dicebase sql "SELECT name, description FROM schema_tables"
         dicebase sql "SELECT * FROM threes_expected_scores" --format csv
     """
+    from dicebase.cli.common import unique_names
+
     fmt = resolve_format(fmt, as_json)
     with open_db(db_path) as db:
         names, rows = db.run_sql(query)
-    emit([dict(zip(names, row)) for row in rows], fmt)
+    names = unique_names(names)
+    shown = rows if fmt != "table" or limit == 0 else rows[:limit]
+    emit([dict(zip(names, row)) for row in shown], fmt, columns=names)
+    if len(shown) < len(rows):
+        click.echo(f"({len(rows) - len(shown)} more rows not shown; use --limit 0, --format csv or --json for all)", err=True)
 
 
 @cli.command()
@@ -195,9 +204,10 @@ def schema(table, db_path, fmt, as_json):
 @click.option("--format", "fmt", type=click.Choice(["sqlite", "duckdb", "parquet", "csv"]), required=True,
               help="sqlite/duckdb: one database file; parquet/csv: a directory with one file per table.")
 @click.option("--out", "out", required=True, metavar="PATH", help="Output file (sqlite/duckdb) or directory (parquet/csv).")
-@click.option("--force", is_flag=True, help="Replace an existing output.")
+@click.option("--force", is_flag=True, help="Replace an existing output (a file, or a directory of an earlier export).")
+@click.option("--quiet", "-q", is_flag=True, help="No progress display.")
 @db_option
-def export(fmt, out, force, db_path):
+def export(fmt, out, force, quiet, db_path):
     """Copy every table to another store or to Parquet/CSV files.
 
     Example:
@@ -209,7 +219,7 @@ def export(fmt, out, force, db_path):
     from dicebase.builder.export import export as run_export
 
     with open_db(db_path) as db:
-        written = run_export(db, fmt, out, force=force)
+        written = run_export(db, fmt, out, force=force, quiet=quiet)
     click.echo(f"exported {len(written)} tables to {out}")
 
 
@@ -217,8 +227,21 @@ def main(argv: list[str] | None = None) -> None:
     """Console entry point: one-line errors, exit code 2 for anything the user can fix."""
     from dicebase.query.base import DicebaseError
 
+    args = sys.argv[1:] if argv is None else list(argv)
     try:
-        code = cli.main(args=argv, prog_name="dicebase", standalone_mode=False)
+        # make_context/invoke rather than cli.main: click's main turns Ctrl-C
+        # into Abort after printing a stray newline; here every exception
+        # reaches the one-line handlers below.
+        with cli.make_context("dicebase", args) as ctx:
+            cli.invoke(ctx)
+        code = 0
+    except click.exceptions.Exit as exc:  # --help, --version
+        code = exc.exit_code
+    except click.exceptions.NoArgsIsHelpError as exc:  # `dicebase` or `dicebase threes` alone
+        click.echo(exc.ctx.get_help())
+        sys.exit(0)
+    except KeyboardInterrupt:
+        _fail("interrupted; nothing was changed", 130)
     except click.exceptions.UsageError as exc:
         where = exc.ctx.command_path if exc.ctx else "dicebase"
         _fail(f"{exc.format_message()} (see '{where} --help')", 2)
@@ -228,10 +251,14 @@ def main(argv: list[str] | None = None) -> None:
         _fail(exc.format_message(), exc.exit_code)
     except DicebaseError as exc:
         _fail(str(exc), 2)
+    except Exception as exc:
+        if type(exc).__name__ == "InterruptException" or str(exc) == "Query interrupted":  # DuckDB's Ctrl-C
+            _fail("interrupted; nothing was changed", 130)
+        raise
     except BrokenPipeError:
         sys.stderr.close()
         sys.exit(0)
-    sys.exit(code if isinstance(code, int) else 0)
+    sys.exit(code)
 
 
 def _fail(message: str, code: int) -> None:

@@ -57,19 +57,22 @@ def open_db(db_path: str | None):
         raise BadInput(str(exc)) from None
 
 
-def emit(data: Any, fmt: str, *, title: str | None = None) -> None:
-    """Print ``data`` (a list of row dicts, or one dict) as a table, CSV or one JSON document."""
+def emit(data: Any, fmt: str, *, title: str | None = None, columns: list[str] | None = None) -> None:
+    """Print ``data`` (a list of row dicts, or one dict) as a table, CSV or one JSON document.
+
+    ``columns`` names the columns of an empty list, so CSV still gets its header.
+    """
     if fmt == "json":
-        click.echo(json.dumps(_jsonable(data), indent=2))
+        click.echo(json.dumps(_jsonable(data), indent=2, allow_nan=False))
         return
     if fmt == "csv":
         rows = data if isinstance(data, list) else _rows_of(data)
-        click.echo(_csv(rows), nl=False)
+        click.echo(_csv(rows, columns), nl=False)
         return
     if title:
         click.echo(title)
     if isinstance(data, list):
-        click.echo(render_table(data))
+        click.echo(render_table(data, columns))
         return
     for key, value in data.items():
         if isinstance(value, list) and value and isinstance(value[0], dict):
@@ -87,11 +90,22 @@ def _rows_of(data: dict) -> list[dict]:
     return [{k: v for k, v in data.items() if not isinstance(v, (list, dict))}]
 
 
-def _csv(rows: list[dict]) -> str:
+def unique_names(names: list[str]) -> list[str]:
+    """Column names made unique (a, a, b -> a, a_2, b) so no column is lost in a dict."""
+    seen: dict[str, int] = {}
+    out = []
+    for name in names:
+        seen[name] = seen.get(name, 0) + 1
+        out.append(name if seen[name] == 1 else f"{name}_{seen[name]}")
+    return out
+
+
+def _csv(rows: list[dict], columns: list[str] | None = None) -> str:
     buf = io.StringIO()
-    if not rows:
+    fieldnames = list(rows[0]) if rows else list(columns or [])
+    if not fieldnames:
         return ""
-    writer = csv.DictWriter(buf, fieldnames=list(rows[0]), lineterminator="\n")
+    writer = csv.DictWriter(buf, fieldnames=fieldnames, lineterminator="\n")
     writer.writeheader()
     for row in rows:
         writer.writerow({k: _csv_cell(v) for k, v in row.items()})
@@ -99,8 +113,13 @@ def _csv(rows: list[dict]) -> str:
 
 
 def _csv_cell(value: Any) -> Any:
+    value = _jsonable(value)
+    if isinstance(value, bool):
+        return "true" if value else "false"
     if isinstance(value, (list, tuple)):
         return " ".join(str(v) for v in value)
+    if isinstance(value, dict):
+        return json.dumps(value, sort_keys=True)
     return value
 
 
@@ -120,9 +139,9 @@ def _cell(value: Any) -> str:
     return str(value)
 
 
-def render_table(rows: list[dict]) -> str:
+def render_table(rows: list[dict], columns: list[str] | None = None) -> str:
     if not rows:
-        return "(no rows)"
+        return "  ".join(columns) + "\n(no rows)" if columns else "(no rows)"
     headers = list(rows[0])
     cells = [[_cell(r.get(h)) for h in headers] for r in rows]
     widths = [max(len(h), *(len(c[i]) for c in cells)) for i, h in enumerate(headers)]
@@ -149,11 +168,25 @@ def _indent(text: str) -> str:
 
 
 def _jsonable(value: Any) -> Any:
-    """Plain JSON types: numpy scalars become Python numbers, tuples lists."""
+    """Plain JSON types: numpy scalars and Decimals become numbers, NaN/inf null,
+    dates ISO text, bytes hex, anything else unusual its text."""
+    import datetime
+    import decimal
+
+    if value is None or isinstance(value, (bool, int, str)):
+        return value
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
     if isinstance(value, dict):
         return {str(k): _jsonable(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         return [_jsonable(v) for v in value]
-    if hasattr(value, "item") and not isinstance(value, (str, bytes)):
-        return value.item()
-    return value
+    if isinstance(value, decimal.Decimal):
+        return _jsonable(float(value)) if not value == value.to_integral_value() else int(value)
+    if isinstance(value, (datetime.date, datetime.time, datetime.datetime)):
+        return value.isoformat()
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return bytes(value).hex()
+    if hasattr(value, "item"):  # numpy scalar
+        return _jsonable(value.item())
+    return str(value)

@@ -9,13 +9,14 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from dicebase import SCHEMA_VERSION
 from dicebase.location import Location, resolve
-from dicebase.query.base import DatabaseMissing, NotInDatabase, ReadOnlyViolation
+from dicebase.query.base import BadInput, DatabaseMissing, NotInDatabase, ReadOnlyViolation
 
 # Statement kinds the `sql` command runs; everything else is refused before it runs.
-_SQLITE_READ_KEYWORDS = {"SELECT", "WITH", "VALUES", "EXPLAIN", "PRAGMA"}
+_SQLITE_READ_KEYWORDS = {"SELECT", "WITH", "VALUES", "EXPLAIN", "PRAGMA", "FROM", "DESCRIBE", "SHOW", "SUMMARIZE"}
 _SQLITE_READ_PRAGMAS = {"table_info", "table_xinfo", "table_list", "index_list", "index_info"}
-_DUCKDB_READ_TYPES = {"SELECT", "EXPLAIN"}
+_DUCKDB_READ_TYPES = {"SELECT", "EXPLAIN"}  # DuckDB parses DESCRIBE/SHOW/SUMMARIZE/FROM-first as SELECT
 
 
 def _sqlite_authorizer(action, arg1, arg2, dbname, source):
@@ -38,7 +39,7 @@ def build_hint(loc: Location) -> str:
 
     if loc.path.resolve() == default_path().resolve():
         return "dicebase build"
-    return f"dicebase build --db {loc}"
+    return f"dicebase build --db {loc.store}:///{loc.path.resolve()}"
 
 
 class Database:
@@ -47,6 +48,8 @@ class Database:
     def __init__(self, location: Location):
         self.location = location
         path = location.path
+        if path.is_dir():
+            raise BadInput(f"{path} is a directory; give the database file, e.g. {path / 'dicebase.duckdb'}")
         if not path.is_file():
             raise DatabaseMissing(f"no database at {path}; build it with: {build_hint(location)}")
         if location.store == "duckdb":
@@ -57,18 +60,40 @@ class Database:
                     str(path), read_only=True, config={"enable_external_access": False}
                 )
             except duckdb.Error as exc:
-                raise NotInDatabase(f"{path} is not a readable DuckDB database ({exc.__class__.__name__}); rebuild it with: {build_hint(location)}") from None
+                raise NotInDatabase(
+                    f"{path} is not a readable DuckDB database ({_one_line(exc)[:80]}); "
+                    f"rebuild it with: {build_hint(location)} --force"
+                ) from None
         else:
             self._con = sqlite3.connect(Path(path).resolve().as_uri() + "?mode=ro", uri=True, check_same_thread=False)
             self._con.set_authorizer(_sqlite_authorizer)
-        if not self._has_relation("build_info"):
+        try:
+            is_ours = self._has_relation("build_info")
+        except sqlite3.DatabaseError:
+            self.close()
+            raise NotInDatabase(
+                f"{path} is not a SQLite database; rebuild it with: {build_hint(location)} --force"
+            ) from None
+        if not is_ours:
             self.close()
             raise NotInDatabase(f"{path} is not a dicebase database; build it with: {build_hint(location)}")
+        row = self.fetchone("SELECT value FROM build_info WHERE key = 'schema_version'")
+        if row is None or row[0] != str(SCHEMA_VERSION):
+            self.close()
+            found = row[0] if row else "unknown"
+            raise NotInDatabase(
+                f"{path} was built with schema version {found}, this dicebase reads version {SCHEMA_VERSION}; "
+                f"rebuild it with: {build_hint(location)} --force"
+            )
 
     # -- plumbing ---------------------------------------------------------
     @property
     def store(self) -> str:
         return self.location.store
+
+    def execute(self, sql: str, params: tuple | list = ()):
+        """A cursor over the rows of one statement (for streaming large results)."""
+        return self._con.execute(sql, params)
 
     def fetchall(self, sql: str, params: tuple | list = ()) -> list[tuple]:
         return self._con.execute(sql, params).fetchall()
@@ -108,6 +133,11 @@ class Database:
         text = query.strip().rstrip(";").strip()
         if not text:
             raise ReadOnlyViolation("empty query; give one SELECT statement")
+        keyword = _first_keyword(text)
+        if keyword == "EXPLAIN" and re.match(r"\s*EXPLAIN\s+ANALY[SZ]E\b", text, flags=re.I):
+            raise ReadOnlyViolation("refused: EXPLAIN ANALYZE runs its statement; use plain EXPLAIN")
+        if keyword not in _SQLITE_READ_KEYWORDS:
+            raise ReadOnlyViolation(_refusal(keyword))
         if self.store == "duckdb":
             import duckdb
 
@@ -119,14 +149,11 @@ class Database:
                 raise ReadOnlyViolation(f"one statement at a time, got {len(statements)}")
             kind = statements[0].type.name
             if kind not in _DUCKDB_READ_TYPES:
-                raise ReadOnlyViolation(f"refused: the database is read-only and {kind} statements are not allowed; use SELECT")
+                raise ReadOnlyViolation(_refusal(keyword))
             try:
                 return self.columns(text, params)
             except duckdb.Error as exc:
                 raise ReadOnlyViolation(_one_line(exc)) from None
-        keyword = _first_keyword(text)
-        if keyword not in _SQLITE_READ_KEYWORDS:
-            raise ReadOnlyViolation(f"refused: the database is read-only and {keyword or 'this'} statements are not allowed; use SELECT")
         try:
             return self.columns(text, params)
         except (sqlite3.DatabaseError, sqlite3.ProgrammingError, sqlite3.Warning) as exc:
@@ -165,7 +192,7 @@ class Database:
         ]
         steps = [
             {"game": g, "step": s, "seconds": round(sec, 3)}
-            for g, s, sec in self.fetchall("SELECT game, step, seconds FROM build_steps ORDER BY game")
+            for g, s, sec in self.fetchall("SELECT game, step, seconds FROM build_steps ORDER BY game, seq")
         ]
         return {
             "location": str(self.location),
@@ -207,6 +234,11 @@ class Database:
         from dicebase.query.ten_thousand import Queries
 
         return Queries(self)
+
+
+def _refusal(keyword: str) -> str:
+    what = f"{keyword} statements" if keyword else "this statement"
+    return f"refused: {what} cannot run here; the sql command runs one read-only SELECT, WITH, VALUES or EXPLAIN statement"
 
 
 def _first_keyword(text: str) -> str:

@@ -14,8 +14,7 @@ from dataclasses import dataclass, field
 from sqlalchemy import Boolean, Column, Double, Integer, MetaData, String, Table
 from sqlalchemy.sql import Select
 
-#: Bumped whenever a table, column or view changes meaning or shape.
-SCHEMA_VERSION = 1
+from dicebase import SCHEMA_VERSION  # noqa: E402,F401  (defined without heavy imports)
 
 metadata = MetaData()
 
@@ -62,10 +61,12 @@ class View:
 
 
 def _type_name(sqltype) -> str:
-    try:
-        return sqltype.compile()
-    except Exception:  # NullType and friends: an expression SQLAlchemy cannot type
-        return "ANY"
+    """The SQL type of a view column; views must type computed expressions (``type_=``)."""
+    from sqlalchemy.types import NullType
+
+    if isinstance(sqltype, NullType):
+        raise ValueError("a view column has no SQL type; give its expression type_=...")
+    return sqltype.compile()
 
 
 CORE = "core"
@@ -102,9 +103,10 @@ build_variants = table(
 build_steps = table(
     "build_steps",
     CORE,
-    "Timed steps of the build, in the order they ran.",
+    "Timed steps of the build, in the order they ran (by seq).",
     Column("game", String, primary_key=True, comment="game name"),
-    Column("step", String, primary_key=True, comment="what the step did"),
+    Column("seq", Integer, primary_key=True, comment="order in which the game's steps ran, from 1"),
+    Column("step", String, nullable=False, comment="what the step did"),
     Column("seconds", Double, nullable=False, comment="wall-clock seconds"),
 )
 
@@ -119,7 +121,10 @@ build_tables = table(
         "checksum",
         String,
         nullable=False,
-        comment="sha256 of the column arrays as written (int64/float64/utf-8 canonical bytes, in write order)",
+        comment=(
+            "sha256 over each column's sha256, in column order; a column's sha256 covers its values "
+            "in write order as int64 / float64 / bool bytes or NUL-separated UTF-8 text"
+        ),
     ),
     Column("write_seconds", Double, nullable=False, comment="seconds spent writing the rows"),
 )

@@ -288,7 +288,7 @@ rolled_ones_komi = View(
 
 _k = _komi_select().subquery("k")
 _k2 = _komi_select().subquery("k2")
-_distance = func.abs(_k.c.p1_win - literal(0.5))
+_distance = func.abs(_k.c.p1_win - literal(0.5), type_=Double)
 rolled_ones_fair_komi = View(
     "rolled_ones_fair_komi",
     GAME,
