@@ -110,7 +110,7 @@ def build(ctx, options: dict) -> None:
         for n, rule in rule_by_name.items():
             if not final_turn_agrees(rules, rule):  # pragma: no cover - guards future policies
                 raise AssertionError(f"{n} plays player 2's final turn differently from P_exceed")
-        evaluation = evaluate_policies(sol, rule_by_name)
+        evaluation = evaluate_policies(sol, rule_by_name, progress=ctx.progress)
     values, ev_stats = evaluation.policies, evaluation.stats
     ctx.variant(
         name,

@@ -129,8 +129,12 @@ class Evaluation:
     stats: dict
 
 
-def evaluate(solution: Solution, rules_by_name: dict[str, Callable]) -> Evaluation:
-    """Evaluate each policy against the optimal policy of ``solution``, in both seats, exactly."""
+def evaluate(solution: Solution, rules_by_name: dict[str, Callable], progress: Callable | None = None) -> Evaluation:
+    """Evaluate each policy against the optimal policy of ``solution``, in both seats, exactly.
+
+    ``progress(iterable, label, length)`` wraps the loop over score-sum levels
+    (the build's progress bar); None iterates plainly.
+    """
     started = time.perf_counter()
     rules = solution.rules
     G, K, D, L = rules.goal, rules.turn_total_bound, rules.dice, rules.ones_limit
@@ -153,7 +157,10 @@ def evaluate(solution: Solution, rules_by_name: dict[str, Callable]) -> Evaluati
     waiting = np.zeros((Q, 2, G, G, K + 1, L))
     opt = solution.roll
 
-    for s in range(2 * G - 2, -1, -1):
+    levels = range(2 * G - 2, -1, -1)
+    if progress is not None:
+        levels = progress(levels, "policy evaluation, score sums", length=len(levels))
+    for s in levels:
         i, j = level_pairs(rules, s)
         n = len(i)
         # groups g = (q, seat, turn): turn 0 = player 1 at (i, j), turn 1 = player 2 at (j, i)
