@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import re
+
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -9,6 +12,7 @@ from hypothesis import strategies as st
 import dicebase
 from dicebase.builder import threes as T
 from dicebase.query import BadInput, NotInDatabase
+from dicebase.query import threes as Q
 
 PLAYERS = T.TEST_OPTIONS["max_players"]  # the fixture database holds rounds of up to 5 players
 
@@ -34,6 +38,64 @@ def test_seed001_example(db):
     assert answer.best.keep == (3,)
     assert answer.best.value == pytest.approx(0.276029725545554, abs=1e-12)
     assert [a.keep for a in answer.actions] == [(3,), (3, 1), (3, 1, 1), (3, 1, 1, 2), (3, 1, 1, 2, 4)]
+
+
+def test_seed001_example_strict_ties(db):
+    # seed 001's example under strict ties (a tie for the lowest score has no winner).  The seed claims
+    # ([3], 0.1351) by Monte Carlo without a tie rule; our exact figures: keep the 3 under either rule,
+    # p_win 0.1955 strict (pinned here) and 0.2760 shared (test_seed001_example).
+    answer = db.threes.best([4, 3, 1, 1, 2], score=0, to_beat=7, players_after=4, ties="strict")
+    assert answer.best.keep == (3,)
+    assert answer.best.value == pytest.approx(0.19548168455705525, abs=1e-12)
+    assert [round(a.value, 4) for a in answer.actions] == [0.1955, 0.1503, 0.1217, 0.0553, 0.0]
+
+
+def percentage(p: float) -> str:
+    # seed 003's own formatting: "{:.2f}%".format(round(p, 4) * 100)
+    return "{:.2f}%".format(round(p, 4) * 100)
+
+
+# seed 003 In [13] printed table: p_winning(s, p) = (1 - p_beat(s, 5)) ** p for s = 10..3, p = 0..8
+SEED003_P_WINNING = {
+    10: "100.00% 12.36% 1.53% 0.19% 0.02% 0.00% 0.00% 0.00% 0.00%",
+    9: "100.00% 18.84% 3.55% 0.67% 0.13% 0.02% 0.00% 0.00% 0.00%",
+    8: "100.00% 27.55% 7.59% 2.09% 0.58% 0.16% 0.04% 0.01% 0.00%",
+    7: "100.00% 38.11% 14.52% 5.53% 2.11% 0.80% 0.31% 0.12% 0.04%",
+    6: "100.00% 50.07% 25.07% 12.55% 6.28% 3.15% 1.57% 0.79% 0.39%",
+    5: "100.00% 61.77% 38.15% 23.57% 14.56% 8.99% 5.55% 3.43% 2.12%",
+    4: "100.00% 73.29% 53.72% 39.38% 28.86% 21.15% 15.50% 11.36% 8.33%",
+    3: "100.00% 83.79% 70.21% 58.83% 49.30% 41.31% 34.61% 29.00% 24.30%",
+}
+
+
+def test_seed003_p_winning_from_stored_strict_chances(db):
+    # seed 003 In [13]: p_winning(score, players) = (1 - p_beat(score, 5)) ** players, its approximate model of
+    # the players after you; p_beat(score, 5) is exactly our last player's strict chance against target `score`
+    # (threes_chances, classic, strict).  The seed's formula on our stored data reproduces its figures.
+    beat = {r.target: r.p_win for r in db.threes.chances("classic", ties="strict")}
+    assert percentage((1 - beat[1]) ** 1) == "97.89%"  # seed 003: assert p_winning(1, 1) == "97.89%"
+    assert percentage((1 - beat[1]) ** 2) == "95.83%"  # seed 003: assert p_winning(1, 2) == "95.83%"
+    for score, row in SEED003_P_WINNING.items():
+        assert " ".join(percentage((1 - beat[score]) ** p) for p in range(9)) == row, score
+
+
+def test_exact_p_winning_differs_from_seed003(db):
+    # The exact value of finishing on `score` with `players_after` optimal players still to play (shared ties:
+    # seed 003 counts a tie as a win) is the dice_left = 0 row of threes_win.  It is higher than seed 003's
+    # (1 - p_beat)^p: a later player facing `score` only needs to tie it, so it goes below less often.
+    # Pinned: (1, 1) 98.17% (seed 97.89%), (1, 2) 96.38% (seed 95.83%), (4, 1) 76.54% (seed 73.29%).
+    exact = {
+        (s, m): db.threes.p_win(0, score=s, players_after=m, ties="shared")
+        for s in range(11) for m in range(1, PLAYERS)
+    }
+    assert exact[(1, 1)] == pytest.approx(0.9817140457946498, abs=1e-12)
+    assert exact[(1, 2)] == pytest.approx(0.9637624677104998, abs=1e-12)
+    assert exact[(4, 1)] == pytest.approx(0.76543249755741, abs=1e-12)
+    assert [percentage(exact[k]) for k in [(1, 1), (1, 2), (4, 1)]] == ["98.17%", "96.38%", "76.54%"]
+    beat = {r.target: r.p_win for r in db.threes.chances("classic", ties="strict")}
+    for (s, m), value in exact.items():
+        assert value >= (1 - beat[s]) ** m - 1e-12, (s, m)  # p_beat is the most any later player can go below
+    assert all(exact[(s, m)] > (1 - beat[s]) ** m + 1e-4 for s in range(1, 11) for m in range(1, PLAYERS))
 
 
 def test_expected_table(db):
@@ -90,8 +152,10 @@ def test_seats(db):
             assert [r.seat for r in rows] == list(range(1, n + 1))
             total = sum(r.p_win for r in rows)
             assert total > 1 if ties == "shared" else total < 1
-    with pytest.raises(BadInput):
+    with pytest.raises(NotInDatabase, match="rebuild with"):  # buildable, but not in this file
         db.threes.seats(PLAYERS + 1)
+    with pytest.raises(BadInput):
+        db.threes.seats(T.MAX_PLAYERS + 1)
     with pytest.raises(BadInput):
         db.threes.seats(1)
 
@@ -153,8 +217,33 @@ def test_sentinel_means_nobody_finished(db):
         (dict(dice=[1, 2], variant="nope"), "unknown variant"),
         (dict(dice=[1, 2], must_keep_two=True), "needs a variant with re-rolls"),
         (dict(dice=[1], variant="reroll", score=4, must_keep_two=True), "2 or more dice"),
-        (dict(dice=[1, 2], players_after=PLAYERS), f"0..{PLAYERS - 1}"),
         (dict(dice=[1, 2], players_after=-1), "players after"),
+        (dict(dice=[1, 2], players_after=T.MAX_PLAYERS), "rounds of up to 20"),
+        (dict(dice=[1, 2], players_after=True), "players after must be a whole number"),
+        (dict(dice=[1, 2], players_after=1.0), "players after must be a whole number"),
+        (dict(dice=[1, 2], players_after=0), "--players-after 0 needs --to-beat"),
+        (dict(dice=[4.7, 3.2]), "dice must be whole numbers 1..6, got 4.7"),
+        (dict(dice=[4, 3.0]), "whole numbers"),
+        (dict(dice=[True, 2]), "whole numbers"),
+        (dict(dice="43112"), "dice must be a list of faces"),
+        (dict(dice=b"43112"), "dice must be a list of faces"),
+        (dict(dice={1, 2}), "dice must be a list of faces"),
+        (dict(dice=4), "dice must be a list of faces"),
+        (dict(dice=None), "dice must be a list of faces"),
+        (dict(dice=np.array(4)), "dice must be a list of faces"),
+        (dict(dice=np.array([[4, 3], [1, 1]])), "dice must be whole numbers"),
+        (dict(dice=[1, 2], score=True), "score must be a whole number"),
+        (dict(dice=[1, 2], score=2.0), "score must be a whole number"),
+        (dict(dice=[1, 2], to_beat=True), "to-beat must be 0..30"),
+        (dict(dice=[1, 2], to_beat=7.5), "to-beat must be 0..30"),
+        (dict(dice=[1, 2], to_beat=10**30), "to-beat must be 0..30"),
+        (dict(dice=[1, 2], must_keep_two="no"), "must_keep_two must be True or False"),
+        (dict(dice=[1, 2], must_keep_two=1), "must_keep_two must be True or False"),
+        (dict(dice=[1, 2], variant=["classic"]), "variant must be a name"),
+        (dict(dice=[1, 2], to_beat=3, ties=["shared"]), "unknown tie rule"),
+        (dict(dice=[1, 2], score=18, to_beat=17), "already above to-beat 17"),
+        (dict(dice=[1, 2], score=4, to_beat=4, ties="strict"), "level with to-beat 4"),
+        (dict(dice=[1, 2, 3, 4, 5], to_beat=0, ties="strict"), "no keep can win"),
         (dict(dice=[1, 2], to_beat=31), "to-beat must be 0..30"),
         (dict(dice=[1, 2], to_beat=-1), "to-beat must be 0..30"),
         (dict(dice=[1, 2], ties="strict"), "win objective only"),
@@ -167,14 +256,152 @@ def test_bad_input(db, kwargs, fragment):
     assert "\n" not in str(info.value)
 
 
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda t: t.chances(dice=True),
+        lambda t: t.chances(dice=2.0),
+        lambda t: t.chances(dice="5"),
+        lambda t: t.chances(must_keep_two="yes"),
+        lambda t: t.chances(ties=None),
+        lambda t: t.seats(True),
+        lambda t: t.seats(3.0),
+        lambda t: t.seats(PLAYERS + T.MAX_PLAYERS),
+        lambda t: t.p_win(True, to_beat=3),
+        lambda t: t.p_win(2.5, to_beat=3),
+        lambda t: t.p_win(5),  # neither to_beat nor players_after: no win question asked
+        lambda t: t.p_win(5, players_after=0),
+        lambda t: t.stored_keep([1, 2]),
+        lambda t: t.stored_keep([1, 2], players_after=0),
+        lambda t: t.stored_keep("12", to_beat=3),
+        lambda t: t.expected(variant=None),
+        lambda t: t.expected(variant=5),
+    ],
+)
+def test_bad_input_other_lookups(db, call):
+    with pytest.raises(BadInput) as info:
+        call(db.threes)
+    assert "\n" not in str(info.value)
+
+
+def test_numpy_integers_are_whole_numbers(db):
+    a = db.threes.best(np.array([4, 3, 1, 1, 2]), score=np.int64(0), to_beat=np.int16(7), players_after=np.int8(4),
+                       must_keep_two=np.bool_(False))
+    assert a == db.threes.best([4, 3, 1, 1, 2], to_beat=7, players_after=4)
+    assert type(a.to_beat) is int and type(a.players_after) is int
+    assert db.threes.seats(np.int64(3)) == db.threes.seats(3)
+    assert db.threes.chances(dice=np.int32(4)) == db.threes.chances(dice=4)
+
+
+def test_players_beyond_the_build_name_the_build_command(db):
+    hint = re.escape(f"rebuild with: dicebase build --db {db.location} threes --force -o threes.max_players=")
+    with pytest.raises(NotInDatabase, match=hint + "9"):
+        db.threes.best([1, 2], players_after=8)
+    with pytest.raises(NotInDatabase, match=hint + "7"):
+        db.threes.seats(7)
+    with pytest.raises(NotInDatabase, match=hint + f"{PLAYERS + 1}"):
+        db.threes.p_win(5, to_beat=3, players_after=PLAYERS)
+
+
 def test_not_built_tie_rule(built_db):
     path = built_db(options={"threes": {"ties": ["shared"], "variants": ["classic"], "max_players": 2}})
     with dicebase.open(path) as small:
-        with pytest.raises(NotInDatabase, match="dicebase build threes"):
+        command = f"rebuild with: dicebase build --db {small.location} threes --force -o threes.max_players=2 "
+        with pytest.raises(NotInDatabase) as info:
             small.threes.best([1, 2], to_beat=3, ties="strict")
-        with pytest.raises(BadInput, match="this database has: classic"):
-            small.threes.expected("reroll")
+        assert str(info.value).endswith(
+            command + """-o 'threes.variants=["classic"]' -o 'threes.ties=["shared","strict"]'"""
+        )
+        # a known variant that was not built: NotInDatabase with the build command, not "unknown variant"
+        for call in (lambda: small.threes.expected("reroll"), lambda: small.threes.best([1, 2], variant="reroll")):
+            with pytest.raises(NotInDatabase) as info:
+                call()
+            assert str(info.value).endswith(
+                command + """-o 'threes.variants=["classic","reroll"]' -o 'threes.ties=["shared"]'"""
+            )
+            assert "unknown variant" not in str(info.value)
+        with pytest.raises(NotInDatabase, match=re.escape(command.replace("=2 ", "=3 "))):
+            small.threes.seats(3)
+        with pytest.raises(BadInput, match="unknown variant 'fancy'"):
+            small.threes.expected("fancy")
         assert small.threes.seats(2)[0].seat == 1
+
+
+# ----------------------------------------------------------------------------- parsing, property-tested
+GARBAGE = st.one_of(
+    st.floats(allow_nan=True),
+    st.booleans(),
+    st.text(max_size=6),
+    st.binary(max_size=4),
+    st.lists(st.integers(0, 9), max_size=3),
+    st.dictionaries(st.text(max_size=2), st.integers(), max_size=2),
+    st.complex_numbers(),
+    st.integers().filter(lambda n: n < 0 or n > 10**6),
+)
+NOT_A_WHOLE_NUMBER = st.one_of(
+    st.floats(allow_nan=True), st.booleans(), st.text(max_size=6), st.lists(st.integers(0, 9), max_size=2),
+    st.decimals(allow_nan=False).filter(lambda d: d != d.to_integral_value()),
+)
+VALID = dict(dice=[4, 3, 1, 1, 2], variant="classic", score=0, to_beat=7, players_after=2, must_keep_two=False,
+             ties="shared")
+
+
+@st.composite
+def bad_best_calls(draw):
+    """best(...) arguments with exactly one invalid: a non-int, a bool, or an out-of-range int."""
+    key = draw(st.sampled_from(["dice", "face", "variant", "score", "to_beat", "players_after", "must_keep_two",
+                                "ties"]))
+    kwargs = dict(VALID)
+    if key == "dice":
+        kwargs["dice"] = draw(st.one_of(st.text(max_size=6), st.binary(max_size=6), st.integers(), st.floats(),
+                                        st.booleans(), st.none(), st.sets(st.integers(1, 6), max_size=5),
+                                        st.lists(st.integers(1, 6), min_size=6, max_size=9), st.just([])))
+    elif key == "face":
+        faces = list(VALID["dice"])
+        not_a_face = st.integers().filter(lambda n: not 1 <= n <= 6)
+        faces[draw(st.integers(0, 4))] = draw(st.one_of(NOT_A_WHOLE_NUMBER, not_a_face))
+        kwargs["dice"] = faces
+    elif key == "variant":
+        kwargs["variant"] = draw(st.one_of(GARBAGE, st.text(max_size=8).filter(lambda t: t not in Q.KNOWN_VARIANTS)))
+    elif key == "score":
+        kwargs["score"] = draw(st.one_of(NOT_A_WHOLE_NUMBER, st.integers().filter(lambda n: n != 0)))
+    elif key == "to_beat":
+        kwargs["to_beat"] = draw(st.one_of(NOT_A_WHOLE_NUMBER, st.integers().filter(lambda n: not 0 <= n <= 30)))
+    elif key == "players_after":
+        kwargs["players_after"] = draw(st.one_of(NOT_A_WHOLE_NUMBER, st.integers(max_value=-1),
+                                                 st.integers(min_value=T.MAX_PLAYERS)))
+    elif key == "must_keep_two":
+        kwargs["must_keep_two"] = draw(st.one_of(st.integers(), st.text(max_size=3), st.floats(), st.none()))
+    else:
+        kwargs["ties"] = draw(st.one_of(GARBAGE, st.text(max_size=8).filter(lambda t: t not in T.TIE_RULES)))
+    return kwargs
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(kwargs=bad_best_calls())
+def test_bad_arguments_raise_bad_input_only(db, kwargs):
+    with pytest.raises(BadInput) as info:
+        db.threes.best(**kwargs)
+    assert "\n" not in str(info.value) and len(str(info.value)) < 400
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(value=st.one_of(NOT_A_WHOLE_NUMBER, st.integers().filter(lambda n: not 0 <= n <= 30), st.none()),
+       where=st.sampled_from(["chances.dice", "seats.players", "p_win.dice_left", "p_win.players_after",
+                              "p_win.score", "stored_keep.to_beat"]))
+def test_other_lookups_raise_bad_input_only(db, value, where):
+    t = db.threes
+    calls = {
+        "chances.dice": lambda: t.chances(dice=value if value is not None else 0),
+        "seats.players": lambda: t.seats(value if value is None or not isinstance(value, int) or value < 2
+                                         else value + T.MAX_PLAYERS),
+        "p_win.dice_left": lambda: t.p_win(value, to_beat=3),
+        "p_win.players_after": lambda: t.p_win(5, players_after=value if value is not None else 0),
+        "p_win.score": lambda: t.p_win(5, score=value if value is not None else 1, to_beat=3),
+        "stored_keep.to_beat": lambda: t.stored_keep([1, 2], score=1, to_beat=value, players_after=0),
+    }
+    with pytest.raises(BadInput):
+        calls[where]()
 
 
 # ----------------------------------------------------------------------------- store parity
@@ -218,9 +445,10 @@ def states(draw):
     reachable = [int(s) for s in rules.reachable_scores(d).nonzero()[0]]
     score = draw(st.sampled_from(reachable))
     flag = variant == "reroll" and d >= 2 and draw(st.booleans())
-    to_beat = draw(st.one_of(st.none(), st.integers(0, rules.max_score)))
-    players_after = draw(st.integers(0, PLAYERS - 2))
     ties = draw(st.sampled_from(T.TIE_RULES))
+    # a score that already loses to to_beat is refused (no keep can win), so is players_after 0 with nobody finished
+    to_beat = draw(st.one_of(st.none(), st.integers(score + (ties == "strict"), rules.max_score)))
+    players_after = draw(st.integers(0 if to_beat is not None else 1, PLAYERS - 2))
     return dict(dice=roll, variant=variant, score=score, must_keep_two=flag, to_beat=to_beat,
                 players_after=players_after, ties=ties)
 

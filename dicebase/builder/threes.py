@@ -45,7 +45,7 @@ values follow by backward induction::
 beats it).  ``m = 0`` is objective (b), the last player facing a target.
 
 Tie-break (one rule everywhere): among actions whose values are within
-``TOL`` (1e-12) of the best, keep the FEWEST dice (a re-roll keeps 0).  It
+a relative ``TOL`` (1e-12) of the best, keep the FEWEST dice (a re-roll keeps 0).  It
 matches seed 003's ``choose_n`` (which replaces its choice only on a strictly
 better value, trying 1, 2, ... dice).  The stored policy, the final-score
 distributions (hence L_k/LE_k and every earlier player's values) and the
@@ -215,15 +215,14 @@ def choose(values: np.ndarray, maximize: bool = True) -> tuple[np.ndarray, np.nd
     """Best value along the last axis and the tie-broken action index.
 
     ``values[..., a]`` is the value of keeping ``a`` dice (illegal actions hold
-    -inf when maximising, +inf when minimising).  Among actions within TOL of
-    the best, the smallest ``a`` (fewest dice kept) wins.
+    -inf when maximising, +inf when minimising).  Among actions within a
+    relative TOL of the best (|best - v| <= TOL * |best|: rounding noise, not
+    a real difference, even for win chances far below 1e-12), the smallest
+    ``a`` (fewest dice kept) wins.
     """
-    if maximize:
-        best = values.max(axis=-1)
-        near = values >= best[..., None] - TOL
-    else:
-        best = values.min(axis=-1)
-        near = values <= best[..., None] + TOL
+    best = values.max(axis=-1) if maximize else values.min(axis=-1)
+    margin = TOL * np.abs(best)[..., None]
+    near = values >= best[..., None] - margin if maximize else values <= best[..., None] + margin
     return best, near.argmax(axis=-1)
 
 
@@ -423,34 +422,82 @@ def _const(value, n: int) -> np.ndarray:
     return np.full(n, value, dtype=object if isinstance(value, str) else None)
 
 
+MAX_PLAYERS = 20  # upper bound of threes.max_players; must equal dicebase.query.threes.MAX_PLAYERS
+MAX_DICE = 8  # pack_keeps stores one decimal digit per keep (<= 9)
+FACES = (3, 12)  # a face 3 (worth 0) must exist
+MAX_DECISION_STATES = 40_000_000  # whole build; the default build has 5,149,440 (12 players)
+
+
+def _int_option(options: dict, key: str) -> int:
+    value = options[key]
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f"threes.{key} must be a whole number, got {value!r}")
+    return value
+
+
+def _names_option(options: dict, key: str, allowed) -> list[str]:
+    """A name or a list of names drawn from ``allowed``: duplicates dropped, order kept."""
+    value = options[key]
+    names = [value] if isinstance(value, str) else value
+    if not isinstance(names, (list, tuple)) or not names or not all(isinstance(n, str) for n in names):
+        raise ValueError(f"threes.{key} must be a non-empty list drawn from {list(allowed)}, got {value!r}")
+    unknown = [n for n in names if n not in allowed]
+    if unknown:
+        raise ValueError(f"threes.{key}: unknown {unknown}; allowed: {list(allowed)}")
+    return list(dict.fromkeys(names))
+
+
 def _options(options: dict) -> tuple[int, dict[str, Rules], list[str]]:
-    try:
-        max_players = int(options["max_players"])
-        dice, faces = int(options["dice"]), int(options["faces"])
-    except (TypeError, ValueError):
-        raise ValueError("threes options max_players, dice and faces must be integers") from None
-    if max_players < 1:
-        raise ValueError(f"threes.max_players must be >= 1, got {max_players}")
-    if not (1 <= dice <= 8 and 3 <= faces <= 12):
-        raise ValueError(f"threes.dice must be 1..8 and threes.faces 3..12, got {dice}, {faces}")
+    """Check every build option; ValueError with one line naming the option and what is allowed."""
+    max_players = _int_option(options, "max_players")
+    if not 2 <= max_players <= MAX_PLAYERS:
+        raise ValueError(
+            f"threes.max_players must be 2..{MAX_PLAYERS} (rounds of 2 to {MAX_PLAYERS} players), got {max_players}"
+        )
+    dice, faces = _int_option(options, "dice"), _int_option(options, "faces")
+    if not (1 <= dice <= MAX_DICE and FACES[0] <= faces <= FACES[1]):
+        raise ValueError(
+            f"threes.dice must be 1..{MAX_DICE} and threes.faces {FACES[0]}..{FACES[1]}, got {dice}, {faces}"
+        )
     known = standard_variants(dice, faces)
-    names = options["variants"]
-    names = [names] if isinstance(names, str) else list(names)
-    unknown = [n for n in names if n not in known]
-    if unknown or not names:
-        raise ValueError(f"threes.variants: unknown {unknown}; known: {sorted(known)}")
-    ties = options["ties"]
-    ties = [ties] if isinstance(ties, str) else list(ties)
-    if not ties or any(t not in TIE_RULES for t in ties):
-        raise ValueError(f"threes.ties must be a list drawn from {list(TIE_RULES)}, got {ties}")
-    return max_players, {n: known[n] for n in names}, ties
+    names = _names_option(options, "variants", list(known))
+    ties = _names_option(options, "ties", TIE_RULES)
+    variants = {n: known[n] for n in names}
+    size = decision_states(variants.values(), max_players, len(ties))
+    if size > MAX_DECISION_STATES:
+        raise ValueError(
+            f"threes: {dice} dice, {faces} faces, {max_players} players, {len(names)} variant(s) and "
+            f"{len(ties)} tie rule(s) make {size / 1e6:.1f} million decision states, over the limit of "
+            f"{MAX_DECISION_STATES // 1_000_000} million (the default build has 5.1); lower dice, faces or max_players"
+        )
+    return max_players, variants, ties
+
+
+def decision_states(variants, max_players: int, n_ties: int) -> int:
+    """Decision states of a build (rows of threes_win_decisions): per variant and tie rule,
+    players_after x to_beat x every (dice_left, must_keep_two, reachable score, roll)."""
+    from math import comb
+
+    total = 0
+    for rules in variants:
+        per_target = sum(
+            len(rules.flags(d)) * int(rules.reachable_scores(d).sum()) * comb(rules.faces + d - 1, d)
+            for d in range(1, rules.dice + 1)
+        )
+        total += per_target * (rules.no_target + 1) * max_players * n_ties
+    return total
+
+
+def validate_options(options: dict) -> None:
+    """Called by the pipeline before it touches any file: ValueError (one line) for bad options."""
+    _options(options)
 
 
 def solver_settings(max_players: int, ties: list[str]) -> dict:
     return {
         "method": "exact backward induction over roll multisets (numpy), forward final-score distributions",
         "tie_tolerance": TOL,
-        "tie_break": "among keeps within tie_tolerance of the best value, keep the fewest dice",
+        "tie_break": "among keeps within a relative tie_tolerance of the best value (|best - v| <= tol * |best|), keep the fewest dice",
         "ties": ties,
         "players_after": [0, max_players - 1],
         "seat_players": [2, max_players],

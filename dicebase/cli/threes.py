@@ -12,7 +12,8 @@ TIES = click.Choice(["shared", "strict"])
 def _variant_option(func):
     return click.option(
         "--variant", default="classic", show_default=True, metavar="NAME",
-        help="Rule variant: classic (keep >= 1 die every roll) or reroll (may re-roll all once, then keep >= 2).",
+        help="Rule variant: classic (keep >= 1 die after every roll) or reroll (a roll may also keep no die and "
+             "re-roll them all, as often as you like but never twice in a row: the roll after a re-roll keeps >= 2).",
     )(func)
 
 
@@ -35,7 +36,8 @@ def group():
 @_variant_option
 @click.option("--score", default=0, show_default=True, type=int, help="Points of the dice kept before this roll.")
 @click.option("--to-beat", type=int, default=None, help="Best final score of the players who already finished.")
-@click.option("--players-after", type=int, default=None, help="Players still to play after you (0 = you are last).")
+@click.option("--players-after", type=int, default=None,
+              help="Players still to play after you (0 = you are last, which needs --to-beat).")
 @click.option("--must-keep-two", is_flag=True, help="Your previous roll was a re-roll: keep at least two (reroll variant).")
 @click.option("--ties", type=TIES, default=None,
               help="Who wins a tie for the lowest score: shared (all tied players, default) or strict (nobody).")
@@ -49,7 +51,12 @@ def best(dice, variant, score, to_beat, players_after, must_keep_two, ties, db_p
     --to-beat/--players-after the value is the expected final score (including
     --score; lower is better). With either, it is the probability of winning
     the round when every player plays perfectly; --players-after alone means
-    nobody has finished yet, --to-beat alone means you are the last player.
+    nobody has finished yet, --to-beat alone means you are the last player
+    (--players-after 0 therefore needs --to-beat). A --score that already
+    loses to --to-beat is refused: no keep can win.
+
+    --format csv prints one row per keep, best first (rank 1), each with the
+    whole state (an empty to_beat means nobody has finished yet).
 
     Example:
 
@@ -62,7 +69,23 @@ def best(dice, variant, score, to_beat, players_after, must_keep_two, ties, db_p
             list(dice), variant=variant, score=score, to_beat=to_beat, players_after=players_after,
             must_keep_two=must_keep_two, ties=ties,
         )
-    emit(answer.as_dict() if resolve_format(fmt, as_json) != "table" else _table_doc(answer), resolve_format(fmt, as_json))
+    fmt = resolve_format(fmt, as_json)
+    if fmt == "json":
+        emit(answer.as_dict(), fmt)
+    elif fmt == "csv":
+        emit(_csv_rows(answer), fmt)
+    else:
+        emit(_table_doc(answer), fmt)
+
+
+def _csv_rows(answer) -> list[dict]:
+    """One row per keep, best first, each carrying the whole state (CSV has no place for a header document)."""
+    doc = answer.as_dict()
+    state = {k: v for k, v in doc.items() if k not in ("best", "actions")}
+    return [
+        {**state, "rank": rank, "keep": list(a.keep), "dice_kept": a.dice_kept, "value": a.value}
+        for rank, a in enumerate(answer.actions, 1)
+    ]
 
 
 def _table_doc(answer) -> dict:
@@ -123,7 +146,8 @@ def chances(variant, dice, ties, must_keep_two, db_path, fmt, as_json):
 
 
 @group.command()
-@click.option("--players", type=int, required=True, help="Players in the round (2 up to the built maximum, 12).")
+@click.option("--players", type=int, required=True,
+              help="Players in the round: 2 up to the max_players the database was built with (dicebase info).")
 @_variant_option
 @click.option("--ties", type=TIES, default="shared", show_default=True,
               help="shared: all players tied for the lowest score win; strict: a tie has no winner.")

@@ -10,6 +10,10 @@ within 1e-12 of the best).
 from __future__ import annotations
 
 import json
+import numbers
+import reprlib
+import shlex
+from collections.abc import Iterable, Mapping, Set
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -17,6 +21,33 @@ from dicebase.query.base import BadInput, NotInDatabase
 
 TIE_RULES = ("shared", "strict")
 TOL = 1e-12  # must equal dicebase.builder.threes.TOL
+KNOWN_VARIANTS = ("classic", "reroll")  # the builder's standard_variants, buildable with -o threes.variants
+MAX_PLAYERS = 20  # must equal dicebase.builder.threes.MAX_PLAYERS (the largest threes.max_players)
+LAST_PLAYER_NEEDS_TARGET = (
+    "--players-after 0 needs --to-beat: the last player faces the best score so far "
+    "(with nobody finished and nobody after, every score wins)"
+)
+
+_short = reprlib.Repr()
+_short.maxstring = _short.maxother = 40
+_short.maxlist = _short.maxtuple = 8
+
+
+def _show(value) -> str:
+    """A user's value for a one-line message: repr, shortened."""
+    return _short.repr(value)
+
+
+def _is_int(value) -> bool:
+    """A whole number: int or numpy integer, but not bool (True is not a count of players)."""
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
+
+
+def _is_bool(value) -> bool:
+    kind = type(value)
+    return isinstance(value, bool) or (kind.__module__ == "numpy" and kind.__name__ in ("bool", "bool_"))
+
+
 EXPECTED = "expected_final_score"
 WIN = "win_probability"
 
@@ -137,7 +168,7 @@ def rank(actions: list[Action], maximize: bool) -> tuple[Action, ...]:
     value (the solver's tie-break); the rest follow by value, then fewer dice."""
     sign = -1.0 if maximize else 1.0
     top = min(sign * a.value for a in actions)
-    best = min((a for a in actions if sign * a.value <= top + TOL), key=lambda a: a.dice_kept)
+    best = min((a for a in actions if sign * a.value <= top + TOL * abs(top)), key=lambda a: a.dice_kept)
     rest = sorted((a for a in actions if a is not best), key=lambda a: (sign * a.value, a.dice_kept))
     return (best, *rest)
 
@@ -178,30 +209,83 @@ class Queries:
         return list(self._variants.values())
 
     def variant(self, name: str) -> Variant:
+        if not isinstance(name, str):
+            raise BadInput(f"variant must be a name ({', '.join(KNOWN_VARIANTS)}), got {_show(name)}")
         known = self._variants
-        if name not in known:
-            raise BadInput(f"unknown variant {name!r}; this database has: {', '.join(known)}")
-        return known[name]
+        if name in known:
+            return known[name]
+        if name in KNOWN_VARIANTS:
+            wanted = [n for n in KNOWN_VARIANTS if n in known or n == name]
+            raise NotInDatabase(
+                f"variant {name!r} is not built into this database (it has {', '.join(known)}); "
+                f"rebuild with: {self.rebuild_command(variants=wanted)}"
+            )
+        raise BadInput(f"unknown variant {_show(name)}; variants: {', '.join(KNOWN_VARIANTS)} "
+                       f"(this database has: {', '.join(known)})")
+
+    @cached_property
+    def _options(self) -> dict:
+        row = self.db.fetchone("SELECT options_json FROM build_games WHERE game = ?", ("threes",))
+        return json.loads(row[0]) if row else {}
+
+    def rebuild_command(self, **changes) -> str:
+        """The command that rebuilds threes into this file with ``changes`` and every other option as built.
+
+        Options at their default are left out; ``changes`` are always spelled out.
+        """
+        from dicebase.builder.threes import DEFAULT_OPTIONS  # numpy: only on this error path
+        from dicebase.query.database import build_hint
+
+        merged = {**DEFAULT_OPTIONS, **self._options, **changes}
+        parts = [
+            "-o " + shlex.quote(f"threes.{key}={json.dumps(value, separators=(',', ':'))}")
+            for key, value in merged.items()
+            if key in changes or value != DEFAULT_OPTIONS.get(key)
+        ]
+        return " ".join([build_hint(self.db.location), "threes", "--force", *parts])
 
     def _ties(self, variant: Variant, ties: str) -> str:
-        if ties not in TIE_RULES:
-            raise BadInput(f"unknown tie rule {ties!r}; allowed: {', '.join(TIE_RULES)}")
+        if not isinstance(ties, str) or ties not in TIE_RULES:
+            raise BadInput(f"unknown tie rule {_show(ties)}; allowed: {', '.join(TIE_RULES)}")
         built = self._built[variant.name].ties
         if ties not in built:
+            wanted = [t for t in TIE_RULES if t in built or t == ties]
             raise NotInDatabase(
-                f"tie rule {ties!r} is not built for {variant.name}; rebuild with: "
-                f"dicebase build threes --force -o 'threes.ties=[\"shared\", \"strict\"]'"
+                f"tie rule {ties!r} is not built for {variant.name} (this database has: {', '.join(built)}); "
+                f"rebuild with: {self.rebuild_command(ties=wanted)}"
             )
         return ties
 
-    def _players_after(self, variant: Variant, players_after: int) -> int:
+    def _players_after(self, variant: Variant, players_after) -> int:
         top = self._built[variant.name].max_players_after
-        if not isinstance(players_after, int) or not 0 <= players_after <= top:
+        if not _is_int(players_after) or players_after < 0:
             raise BadInput(
-                f"players after must be 0..{top} (this database holds rounds of up to {top + 1} players; "
-                f"build more with -o threes.max_players=N), got {players_after}"
+                f"players after must be a whole number 0..{top} (this database holds rounds of up to "
+                f"{top + 1} players), got {_show(players_after)}"
+            )
+        players_after = int(players_after)
+        if players_after > top:
+            if players_after >= MAX_PLAYERS:
+                raise BadInput(
+                    f"players after must be 0..{top} (this database holds rounds of up to {top + 1} players; "
+                    f"a build holds rounds of up to {MAX_PLAYERS}), got {players_after}"
+                )
+            raise NotInDatabase(
+                f"players after must be 0..{top} (this database holds rounds of up to {top + 1} players), "
+                f"got {players_after}; rebuild with: {self.rebuild_command(max_players=players_after + 1)}"
             )
         return players_after
+
+    def _win_target(self, v: Variant, to_beat, players_after) -> tuple[int, int]:
+        """(players_after, stored to_beat) of the win objective; to_beat None = nobody has finished."""
+        if to_beat is None and players_after is None:
+            raise BadInput("the win probability needs to_beat and/or players_after (to_beat alone: the last player)")
+        players_after = self._players_after(v, 0 if players_after is None else players_after)
+        if to_beat is None:
+            if players_after == 0:
+                raise BadInput(LAST_PLAYER_NEEDS_TARGET)
+            return players_after, v.no_target
+        return players_after, self._to_beat(v, to_beat)
 
     # -- lookups -----------------------------------------------------------------
     def best(
@@ -221,7 +305,9 @@ class Queries:
         final score (value includes ``score``; lower is better).  Otherwise it is
         the win probability with ``players_after`` players still to play (default
         0) facing the best final score so far ``to_beat`` (default: nobody has
-        finished yet), under tie rule ``ties`` (default shared).
+        finished yet), under tie rule ``ties`` (default shared).  ``players_after=0``
+        without ``to_beat`` is refused (every score would win); so is a score that
+        already loses to ``to_beat`` (no keep can win).
         """
         v = self.variant(variant)
         roll = self._roll(v, dice)
@@ -247,8 +333,12 @@ class Queries:
                         rank(actions, maximize=False))
 
         ties = self._ties(v, "shared" if ties is None else ties)
-        players_after = self._players_after(v, 0 if players_after is None else players_after)
-        target = v.no_target if to_beat is None else self._to_beat(v, to_beat)
+        players_after, target = self._win_target(v, to_beat, players_after)
+        if to_beat is not None and (score > target or (ties == "strict" and score == target)):
+            raise BadInput(
+                f"score {score} is already {'above' if score > target else 'level with'} to-beat {target}: "
+                f"under {ties} ties no keep can win"
+            )
         nexts = [(d - a, a == 0, score + cost[a]) for a in keeps]
         # One query: every pre-roll value of this (variant, ties, players_after, to_beat), at most a few
         # hundred rows, a key-prefix range in SQLite.  Faster in DuckDB than OR-ing the few states we need.
@@ -260,10 +350,12 @@ class Queries:
         values = {(int(dl), bool(f), int(s)): float(p) for dl, f, s, p in rows}
         missing = [s for s in nexts if s not in values]
         if missing:
-            raise NotInDatabase(f"threes_win lacks states {missing} for {v.name}/{ties}; rebuild with: dicebase build threes --force")
+            raise NotInDatabase(
+                f"threes_win lacks states {missing} for {v.name}/{ties}; rebuild with: {self.rebuild_command()}"
+            )
         actions = [Action(tuple(roll[:a]), values[state]) for a, state in zip(keeps, nexts)]
-        return Best(WIN, v.name, tuple(roll), score, must_keep_two, ties, to_beat, players_after,
-                    rank(actions, maximize=True))
+        return Best(WIN, v.name, tuple(roll), score, must_keep_two, ties, None if to_beat is None else target,
+                    players_after, rank(actions, maximize=True))
 
     def p_win(
         self,
@@ -272,26 +364,30 @@ class Queries:
         variant: str = "classic",
         score: int = 0,
         to_beat: int | None = None,
-        players_after: int = 0,
+        players_after: int | None = None,
         must_keep_two: bool = False,
         ties: str = "shared",
     ) -> float:
-        """Stored win probability of a pre-roll state (dice_left = 0: the turn is over)."""
+        """Stored win probability of a pre-roll state (dice_left = 0: the turn is over).
+
+        ``to_beat`` and ``players_after`` mean what they mean in :meth:`best`."""
         v = self.variant(variant)
-        if not isinstance(dice_left, int) or not 0 <= dice_left <= v.dice:
-            raise BadInput(f"dice left must be 0..{v.dice}, got {dice_left}")
+        if not _is_int(dice_left) or not 0 <= dice_left <= v.dice:
+            raise BadInput(f"dice left must be a whole number 0..{v.dice}, got {_show(dice_left)}")
+        dice_left = int(dice_left)
         score = self._score(v, score, dice_left)
         must_keep_two = self._flag(v, must_keep_two, dice_left)
         ties = self._ties(v, ties)
-        players_after = self._players_after(v, players_after)
-        target = v.no_target if to_beat is None else self._to_beat(v, to_beat)
+        players_after, target = self._win_target(v, to_beat, players_after)
         row = self.db.fetchone(
             "SELECT p_win FROM threes_win WHERE variant = ? AND ties = ? AND players_after = ? AND to_beat = ? "
             "AND dice_left = ? AND must_keep_two = ? AND score = ?",
             (v.name, ties, players_after, target, dice_left, must_keep_two, score),
         )
         if row is None:
-            raise NotInDatabase(f"no stored value for that state in {v.name}/{ties}")
+            raise NotInDatabase(
+                f"no stored value for that state in {v.name}/{ties}; rebuild with: {self.rebuild_command()}"
+            )
         return float(row[0])
 
     def stored_keep(
@@ -301,7 +397,7 @@ class Queries:
         variant: str = "classic",
         score: int = 0,
         to_beat: int | None = None,
-        players_after: int = 0,
+        players_after: int | None = None,
         must_keep_two: bool = False,
         ties: str = "shared",
     ) -> int:
@@ -311,8 +407,7 @@ class Queries:
         score = self._score(v, score, len(roll))
         must_keep_two = self._flag(v, must_keep_two, len(roll))
         ties = self._ties(v, ties)
-        players_after = self._players_after(v, players_after)
-        target = v.no_target if to_beat is None else self._to_beat(v, to_beat)
+        players_after, target = self._win_target(v, to_beat, players_after)
         row = self.db.fetchone(
             "SELECT substr(p.keeps, r.roll_id + 1, 1) FROM threes_win_policy p JOIN threes_rolls r "
             "ON r.variant = p.variant AND r.dice = p.dice_left "
@@ -321,7 +416,9 @@ class Queries:
             (v.name, ties, players_after, target, len(roll), must_keep_two, score, " ".join(map(str, roll))),
         )
         if row is None:
-            raise NotInDatabase(f"no stored decision for that state in {v.name}/{ties}")
+            raise NotInDatabase(
+                f"no stored decision for that state in {v.name}/{ties}; rebuild with: {self.rebuild_command()}"
+            )
         return int(row[0])
 
     def expected(self, variant: str = "classic") -> list[ExpectedRow]:
@@ -340,8 +437,9 @@ class Queries:
         """The last player's win probability facing each target 0..max_score with ``dice`` fresh dice."""
         v = self.variant(variant)
         dice = v.dice if dice is None else dice
-        if not isinstance(dice, int) or not 1 <= dice <= v.dice:
-            raise BadInput(f"dice must be 1..{v.dice}, got {dice}")
+        if not _is_int(dice) or not 1 <= dice <= v.dice:
+            raise BadInput(f"dice must be a whole number 1..{v.dice}, got {_show(dice)}")
+        dice = int(dice)
         must_keep_two = self._flag(v, must_keep_two, dice)
         ties = self._ties(v, ties)
         rows = self.db.fetchall(
@@ -355,10 +453,18 @@ class Queries:
         """Win probability of each seat in a round of ``players`` optimal players."""
         v = self.variant(variant)
         top = self._built[v.name].max_players_after + 1
-        if not isinstance(players, int) or not 2 <= players <= top:
-            raise BadInput(
-                f"players must be 2..{top} (the range this database was built for; "
-                f"build more with -o threes.max_players=N), got {players}"
+        if not _is_int(players) or not 2 <= players:
+            raise BadInput(f"players must be a whole number 2..{top} (this database's range), got {_show(players)}")
+        players = int(players)
+        if players > top:
+            if players > MAX_PLAYERS:
+                raise BadInput(
+                    f"players must be 2..{top} (this database's range; a build holds rounds of up to {MAX_PLAYERS}), "
+                    f"got {players}"
+                )
+            raise NotInDatabase(
+                f"players must be 2..{top} (this database's range), got {players}; "
+                f"rebuild with: {self.rebuild_command(max_players=players)}"
             )
         ties = self._ties(v, ties)
         rows = self.db.fetchall(
@@ -367,13 +473,22 @@ class Queries:
         )
         return [SeatRow(int(s), float(p)) for s, p in rows]
 
-    # -- validation --------------------------------------------------------------
+    # -- validation ----------------------------------------------------------------
     @staticmethod
     def _roll(v: Variant, dice) -> list[int]:
+        not_a_list = BadInput(
+            f"dice must be a list of faces (whole numbers 1..{v.faces}), e.g. [4, 3, 1, 1, 2]; got {_show(dice)}"
+        )
+        if isinstance(dice, (str, bytes, bytearray, Mapping, Set)) or not isinstance(dice, Iterable):
+            raise not_a_list
         try:
-            faces = [int(f) for f in dice]
-        except (TypeError, ValueError):
-            raise BadInput(f"dice must be whole numbers 1..{v.faces}, got {dice!r}") from None
+            faces = list(dice)
+        except TypeError:  # e.g. a 0-d numpy array
+            raise not_a_list from None
+        wrong = [f for f in faces if not _is_int(f)]
+        if wrong:
+            raise BadInput(f"dice must be whole numbers 1..{v.faces}, got {_show(wrong[0])}")
+        faces = [int(f) for f in faces]
         if not 1 <= len(faces) <= v.dice:
             raise BadInput(f"a roll has 1..{v.dice} dice (the dice still to roll), got {len(faces)}")
         bad = [f for f in faces if not 1 <= f <= v.faces]
@@ -384,8 +499,9 @@ class Queries:
     @staticmethod
     def _score(v: Variant, score, dice_left: int) -> int:
         kept = v.dice - dice_left
-        if not isinstance(score, int) or isinstance(score, bool):
-            raise BadInput(f"score must be a whole number of points, got {score!r}")
+        if not _is_int(score):
+            raise BadInput(f"score must be a whole number of points, got {_show(score)}")
+        score = int(score)
         if score < 0:
             raise BadInput(f"score must be >= 0 (points of the dice kept so far), got {score}")
         possible = v.reachable_scores(kept)
@@ -400,7 +516,9 @@ class Queries:
         return score
 
     @staticmethod
-    def _flag(v: Variant, must_keep_two: bool, dice_left: int) -> bool:
+    def _flag(v: Variant, must_keep_two, dice_left: int) -> bool:
+        if not _is_bool(must_keep_two):
+            raise BadInput(f"must_keep_two must be True or False, got {_show(must_keep_two)}")
         if not must_keep_two:
             return False
         if not v.allow_reroll:
@@ -411,12 +529,12 @@ class Queries:
 
     @staticmethod
     def _to_beat(v: Variant, to_beat) -> int:
-        if not isinstance(to_beat, int) or isinstance(to_beat, bool) or not 0 <= to_beat <= v.max_score:
+        if not _is_int(to_beat) or not 0 <= to_beat <= v.max_score:
             raise BadInput(
                 f"to-beat must be 0..{v.max_score} (the best final score so far; omit it if nobody has finished), "
-                f"got {to_beat}"
+                f"got {_show(to_beat)}"
             )
-        return to_beat
+        return int(to_beat)
 
 
 BENCH_LOOKUPS = [
