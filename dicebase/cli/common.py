@@ -83,11 +83,14 @@ def emit(data: Any, fmt: str, *, title: str | None = None, columns: list[str] | 
 
 
 def _rows_of(data: dict) -> list[dict]:
-    """The first list of row dicts inside a document, or the document as one row."""
+    """A document as CSV rows: each row of its first list of row dicts, preceded
+    by the document's scalar fields (the state and the answer), so no field of
+    the answer is lost; a document without such a list is one row."""
+    scalars = {k: v for k, v in data.items() if not isinstance(v, (list, dict))}
     for value in data.values():
         if isinstance(value, list) and value and isinstance(value[0], dict):
-            return value
-    return [{k: v for k, v in data.items() if not isinstance(v, (list, dict))}]
+            return [{**scalars, **{k: v for k, v in row.items()}} for row in value]
+    return [scalars]
 
 
 def unique_names(names: list[str]) -> list[str]:
