@@ -1,0 +1,201 @@
+"""10,000 (Farkle family): odds, keeps, the optimal solitaire turn, the optimal two-player
+game to the goal and seed 004's heuristic (issue 4; guide: docs/ten_thousand.md)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .rules import FARKLE, PRESETS, TEN_THOUSAND, RuleSet, get_rules  # noqa: F401
+
+GAME = "ten_thousand"
+DEFAULT_OPTIONS = {
+    "rules": ["ten-thousand", "farkle"],  # rule sets for tables (a), (b), (c), (e: turn)
+    "duel_rules": ["ten-thousand"],  # rule sets solved as a two-player game, (d) and (e)
+    "goal": 10_000,  # two-player goal, points
+}
+TEST_OPTIONS = {"goal": 1000}
+
+
+def validate_options(options: dict) -> None:
+    """ValueError (one line) for bad build options; called before any file is touched."""
+    _check_options(options)
+
+
+def _check_options(options: dict) -> tuple[list[RuleSet], list[RuleSet], int]:
+    def names(key):
+        value = options[key]
+        if isinstance(value, str):
+            value = [v for v in value.split(",") if v]
+        if not isinstance(value, list) or not value:
+            raise ValueError(f"ten-thousand.{key} must be a list of rule sets ({', '.join(PRESETS)}), got {value!r}")
+        try:
+            return [get_rules(v) for v in value]
+        except (KeyError, TypeError) as exc:
+            raise ValueError(f"ten-thousand.{key}: {exc.args[0]}") from None
+
+    rules = names("rules")
+    duel = names("duel_rules")
+    goal = options["goal"]
+    if isinstance(goal, bool) or not isinstance(goal, int) or goal <= 0 or goal % 50 or goal > 20_000:
+        raise ValueError(f"ten-thousand.goal must be a positive multiple of 50 up to 20000, got {goal!r}")
+    for r in duel:
+        if r not in rules:
+            rules.append(r)
+    return rules, duel, goal
+
+
+def build(ctx, options: dict) -> None:
+    from . import heuristic, odds, solitaire, twoplayer
+    from .scoring import turn_states
+
+    rule_sets, duel_sets, goal = _check_options(options)
+    for rs in rule_sets:
+        name = rs.name
+        states = turn_states(rs)
+        dice_of = np.array([n for n, _ in states], dtype=np.int64)
+        triple_of = np.array([t for _, t in states], dtype=np.int64)
+        with ctx.step(f"{name}: odds, rolls and keeps"):
+            tables = odds.tables(rs)
+        with ctx.step(f"{name}: solitaire turn"):
+            sol = solitaire.solve(rs)
+            sol_keep = solitaire.best_keeps(sol)
+            heur_value = heuristic.solitaire_value(rs)
+            h_rule = heuristic.thresholds(rs)
+        solver = {
+            "solitaire": {
+                "objective": "expected banked points of one turn",
+                "method": "backward induction over the turn total (descending), exact",
+                "bank_bound_points": sol.bound * rs.unit,
+                "bank_bound_proof": "K >= max over (dice, triple) of E[best points of a roll] / P(farkle): "
+                "banking is optimal at every turn total >= K (docs/ten_thousand.md)",
+                "dominated_keeps": "skipped (same dice_after and triple_after with fewer points)",
+            },
+            "seed004_heuristic": heuristic.__doc__.strip().split("\n\n", 1)[1],
+        }
+        duel = None
+        if rs in duel_sets:
+            G = goal // rs.unit
+            with ctx.step(f"{name}: two-player solve to {goal} (optimal, then seed004 vs optimal)"):
+                duel = twoplayer.solve(rs, G, progress=None if ctx.quiet else ctx.progress)
+            solver["two_player"] = {
+                "goal_points": goal,
+                "objective": "win probability, the other player gets one last turn and must exceed",
+                "method": "score sums descending; per 2-cycle (i, j), (j, i): affine values A + B*F in the "
+                "farkle value F, policy iteration (Newton) until every argmax is proved stable on an "
+                "interval containing the solved F",
+                "policy_slack_tolerance": duel.stats["tol"],
+                "max_policy_slack_used": duel.stats["max_policy_slack"],
+                "turn_evaluations": duel.stats["evaluations"],
+                "turn_total_bound": "per (score, opponent): turn totals with P_exceed(deficit) <= "
+                "pf_min * W(opponent, score) bank (proved optimal); solved_to in ten_thousand_duel_bounds",
+                "pf_min": duel.stats["pf_min"],
+                "bound_retries": duel.stats["bound_retries"],
+                "stored_states": "roll-optimal pre-roll states only; bank states follow from turn-start values",
+                "kernel": "numba (see docs/ten_thousand.md for the numpy measurement)",
+                "seconds": round(duel.stats["seconds"], 3),
+                "seed004_vs_optimal_seconds": round(duel.stats["heuristic_seconds"], 3),
+            }
+        ctx.variant(name, rules=rs.as_dict(), solver=solver)
+
+        with ctx.step(f"{name}: write tables (a)-(c), (e)"):
+            for tname, cols in tables.items():
+                ctx.write(tname, cols)
+            K1 = sol.bound + 1
+            kk, ss = np.divmod(np.arange(K1 * len(states)), len(states))
+            action = np.where(sol.roll[:K1].ravel(), "roll", "bank").astype(object)
+            ctx.write("ten_thousand_solitaire", {
+                "rules": np.full(kk.size, name, dtype=object),
+                "turn_total": kk * rs.unit,
+                "dice": dice_of[ss],
+                "triple": triple_of[ss],
+                "value": sol.value[:K1].ravel() * rs.unit,
+                "roll_value": sol.roll_value[:K1].ravel() * rs.unit,
+                "action": action,
+            })
+            ctx.write("ten_thousand_solitaire_keep", sol_keep)
+            thr = {(r["n"], r["t"]): r for r in solitaire.thresholds(sol)}
+            ctx.write("ten_thousand_seed004_rule", {
+                "rules": np.full(len(h_rule), name, dtype=object),
+                "dice": np.array([r["n"] for r in h_rule]),
+                "triple": np.array([r["t"] for r in h_rule]),
+                "ev_next_roll": np.array([r["ev"] for r in h_rule], dtype=float),
+                "p_farkle": np.array([r["p_farkle"] for r in h_rule]),
+                "bank_from": np.array([r["bank_from"] for r in h_rule]),
+                "optimal_bank_from": np.array([thr[(r["n"], r["t"])]["bank_from"] for r in h_rule], dtype=object),
+            })
+            ctx.write("ten_thousand_policy_turn", {
+                "rules": np.array([name, name], dtype=object),
+                "policy": np.array(["optimal", "seed004"], dtype=object),
+                "expected_points": np.array([sol.value[0, 0], heur_value[0, 0]]) * rs.unit,
+            })
+        if duel is not None:
+            with ctx.step(f"{name}: write two-player tables (d), (e)"):
+                _write_duel(ctx, rs, duel, goal, dice_of, triple_of)
+        ctx.note(f"{name}", {
+            "solitaire_expected_turn_points": float(sol.value[0, 0] * rs.unit),
+            **({"two_player_p1_win": float(duel.W[0, 0]),
+                "two_player_stored_states": int(duel.stats.get("stored_rows", 0))} if duel else {}),
+        })
+
+
+CHUNK = 4_000_000
+
+
+def _write_duel(ctx, rs: RuleSet, duel, goal: int, dice_of, triple_of) -> None:
+    u = rs.unit
+    name = rs.name
+    keep = duel.roll & ~((duel.k == 0) & (duel.s != 0))
+    rows = np.flatnonzero(keep)
+    duel.stats["stored_rows"] = int(rows.size)
+    # key order (score, opponent, turn_total, dice, triple): the solver emits rows sorted by
+    # (score, opponent, turn_total); order the classes within each turn total by (dice, triple)
+    rank = np.argsort(np.lexsort((triple_of, dice_of))).astype(np.int64)
+    G = duel.goal
+    key = ((duel.i[rows].astype(np.int64) * G + duel.j[rows]) * 4096 + duel.k[rows]) * 32 + rank[duel.s[rows]]
+    rows = rows[np.argsort(key, kind="stable")]
+    del key
+    for start in range(0, rows.size, CHUNK):
+        sel = rows[start : start + CHUNK]
+        s = duel.s[sel].astype(np.int64)
+        ctx.write("ten_thousand_duel", {
+            "rules": np.full(sel.size, name, dtype=object),
+            "goal": np.full(sel.size, goal, dtype=np.int64),
+            "score": duel.i[sel].astype(np.int64) * u,
+            "opponent": duel.j[sel].astype(np.int64) * u,
+            "turn_total": duel.k[sel].astype(np.int64) * u,
+            "dice": dice_of[s],
+            "triple": triple_of[s],
+            "p_win": duel.p_win[sel],
+        })
+    last = np.zeros((G, G), dtype=np.int64)
+    np.maximum.at(last, (duel.i[rows], duel.j[rows]), duel.k[rows].astype(np.int64))
+    ii, jj = np.divmod(np.arange(G * G), G)
+    ctx.write("ten_thousand_duel_bounds", {
+        "rules": np.full(G * G, name, dtype=object),
+        "goal": np.full(G * G, goal, dtype=np.int64),
+        "score": ii * u,
+        "opponent": jj * u,
+        "solved_to": duel.kmax.ravel() * u,
+        "last_roll": last.ravel() * u,
+    })
+    from .twoplayer import exceed_table
+
+    S = len(dice_of)
+    for policy, E in (("optimal", duel.exceed), ("seed004", exceed_table(rs, duel.exceed.shape[0] - 1, keep="max_dice"))):
+        m, ss = np.divmod(np.arange(S, E.shape[0] * S), S)
+        ctx.write("ten_thousand_exceed", {
+            "rules": np.full(m.size, name, dtype=object),
+            "policy": np.full(m.size, policy, dtype=object),
+            "need": m * u,
+            "dice": dice_of[ss],
+            "triple": triple_of[ss],
+            "p_exceed": E[1:].ravel(),
+        })
+    W00 = float(duel.W[0, 0])
+    ctx.write("ten_thousand_policy_duel", {
+        "rules": np.full(4, name, dtype=object),
+        "goal": np.full(4, goal, dtype=np.int64),
+        "policy": np.array(["optimal", "optimal", "seed004", "seed004"], dtype=object),
+        "seat": np.array([1, 2, 1, 2]),
+        "p_win": np.array([W00, 1.0 - W00, float(duel.heur_h[0, 0]), float(duel.heur_o[0, 0])]),
+    })

@@ -1,0 +1,163 @@
+"""``dicebase ten-thousand ...``: lookups in the solved 10,000 / Farkle tables."""
+
+from __future__ import annotations
+
+import click
+
+from dicebase.cli.common import db_option, emit, open_db, output_option, resolve_format
+
+
+def _rules_option(func):
+    return click.option(
+        "--rules", default="ten-thousand", show_default=True, metavar="NAME",
+        help="Rule set: ten-thousand (seed 004) or farkle (see `dicebase info`).",
+    )(func)
+
+
+def _triple_option(func):
+    return click.option(
+        "--triple", default=0, show_default=True, type=int, metavar="F",
+        help="Face of the standing three of a kind (0 = none; only with 3 or fewer dice).",
+    )(func)
+
+
+@click.group(name="ten-thousand")
+def group():
+    """10,000 (Farkle family): odds, the optimal turn and the optimal two-player game.
+
+    Every lookup reads the exact solution stored by `dicebase build ten-thousand`.
+    Points are plain points (multiples of 50).
+
+    Example:
+
+    \b
+        dicebase ten-thousand odds --dice 6
+        dicebase ten-thousand best 1 1 5 2 3 4 --turn-total 0
+        dicebase ten-thousand best 1 5 5 --turn-total 600 --score 9000 --opponent 9500
+    """
+
+
+@group.command()
+@click.option("--dice", required=True, type=int, metavar="N", help="Dice rolled, 1-6.")
+@_triple_option
+@_rules_option
+@db_option
+@output_option
+def odds(dice, triple, rules, db_path, fmt, as_json):
+    """Combination classes of a roll of N dice: outcomes, probability, mean points.
+
+    Seed 004's tables: rarest combination first, then '1 or 5' and 'Farkle'.
+    mean_points counts every scoring die (the best keep); mean_combination_points
+    only the dice of the named combination (seed 004's 'Add to 3-of-a-kind' EV).
+
+    Example:
+
+    \b
+        dicebase ten-thousand odds --dice 6
+        dicebase ten-thousand odds --dice 3 --triple 2 --json
+    """
+    fmt = resolve_format(fmt, as_json)
+    with open_db(db_path) as db:
+        rows = db.ten_thousand.odds(dice, triple=triple, rules=rules)
+    out = [
+        {"combination": r.combination, "outcomes": r.outcomes, "probability": r.probability,
+         "mean_points": r.mean_points, "mean_combination_points": r.mean_combination_points}
+        for r in rows
+    ]
+    if fmt == "table":
+        scoring = sum(r.outcomes for r in rows if r.combination != "Farkle")
+        total = 6 ** dice
+        click.echo(f"{dice} dice, triple {triple or 'none'}, rules {rules}: "
+                   f"{scoring:,} scoring outcomes of {total:,} ({100 * scoring / total:.2f} %)")
+    emit(out, fmt)
+
+
+@group.command()
+@click.argument("dice", nargs=-1, type=int, required=True)
+@click.option("--turn-total", required=True, type=int, metavar="K", help="Unbanked points of this turn before the roll.")
+@_triple_option
+@click.option("--score", type=int, default=None, metavar="I", help="Your banked points (two-player game; with --opponent).")
+@click.option("--opponent", type=int, default=None, metavar="J", help="Opponent's banked points (two-player game).")
+@_rules_option
+@db_option
+@output_option
+def best(dice, turn_total, triple, score, opponent, rules, db_path, fmt, as_json):
+    """Rank every legal keep of a roll, best first, with the roll/bank choice after it.
+
+    DICE are the faces just rolled. Without --score/--opponent the value is the
+    expected banked points of the turn (solitaire); with them it is the probability
+    of winning the two-player game to the built goal (last-turn rule included).
+
+    Example:
+
+    \b
+        dicebase ten-thousand best 1 1 5 2 3 4 --turn-total 0
+        dicebase ten-thousand best 2 5 6 --turn-total 350 --triple 2
+        dicebase ten-thousand best 1 5 5 --turn-total 600 --score 9000 --opponent 9500 --json
+    """
+    fmt = resolve_format(fmt, as_json)
+    with open_db(db_path) as db:
+        answer = db.ten_thousand.best(list(dice), turn_total=turn_total, triple=triple, score=score,
+                                      opponent=opponent, rules=rules)
+    doc = answer.as_dict()
+    if fmt == "table":
+        doc.pop("best")
+        if answer.farkle:
+            doc["actions"] = "farkle: nothing scores, the turn total is lost"
+        else:
+            label = "expected points" if answer.objective == "expected_banked_points" else "p_win"
+            doc["actions"] = [
+                {"keep": a["keep"], "points": a["points"], "dice_after": a["dice_after"],
+                 "triple_after": a["triple_after"] or "-", label: a["value"], "then": a["then"],
+                 "dominated": a["dominated"]}
+                for a in doc["actions"]
+            ]
+        for key in ("score", "opponent", "goal"):
+            if doc[key] is None:
+                doc.pop(key)
+    emit(doc, fmt)
+
+
+@group.command()
+@_rules_option
+@db_option
+@output_option
+def thresholds(rules, db_path, fmt, as_json):
+    """When to bank: per dice count and standing triple, the optimal turn's bank threshold.
+
+    bank_from is the smallest turn total at which the optimal solitaire turn banks
+    (it rolls below it); seed004_bank_from is where seed 004's EV rule banks.
+
+    Example:
+
+    \b
+        dicebase ten-thousand thresholds
+        dicebase ten-thousand thresholds --rules farkle --json
+    """
+    fmt = resolve_format(fmt, as_json)
+    with open_db(db_path) as db:
+        rows = db.ten_thousand.thresholds(rules)
+    emit([{"dice": r.dice, "triple": r.triple, "bank_from": r.bank_from, "last_roll": r.last_roll,
+           "seed004_bank_from": r.seed004_bank_from} for r in rows], fmt)
+
+
+@group.command()
+@db_option
+@output_option
+def gaps(db_path, fmt, as_json):
+    """Seed 004's heuristic against the optimal opponent: win rates per seat and the gap.
+
+    gap = (p1_win - optimal p1_win) + (p2_win - optimal p2_win); the optimal
+    opponent keeps its optimal policy. expected_turn_points is one solitaire turn.
+
+    Example:
+
+    \b
+        dicebase ten-thousand gaps
+        dicebase ten-thousand gaps --json
+    """
+    fmt = resolve_format(fmt, as_json)
+    with open_db(db_path) as db:
+        rows = db.ten_thousand.gaps()
+    emit([{"rules": g.rules, "goal": g.goal, "policy": g.policy, "p1_win": g.p1_win, "p2_win": g.p2_win,
+           "gap": g.gap, "expected_turn_points": g.expected_turn_points} for g in rows], fmt)

@@ -1,0 +1,270 @@
+"""10,000 (Farkle family) tables and views (guide: docs/ten_thousand.md).
+
+Key vocabulary, shared by every table:
+
+- ``rules``: rule set (preset) name, ``ten-thousand`` (seed 004) or ``farkle``; every
+  parameter is in ``build_variants`` (game ``ten_thousand``).
+- ``dice``: dice about to be rolled (1-6); ``triple``: face of the standing three of a
+  kind whose face scores again on later rolls (0 = none; only with 3 or fewer dice).
+- ``roll`` / ``keep``: dice as ascending faces without separators ('112556').
+- points are plain points (multiples of 50); ``turn_total`` is the unbanked total.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import Boolean, Column, Double, Integer, SmallInteger, String, case, func, literal, select
+
+from dicebase.schema.base import View, table
+
+GAME = "ten_thousand"
+
+RULES = "rule set name (ten-thousand = seed 004, farkle); parameters in build_variants"
+DICE = "dice about to be rolled, 1-6"
+TRIPLE = "face of the standing three of a kind (its face scores the triple value again), 0 = none"
+ROLL = "the roll as ascending faces, e.g. '112556'"
+GOAL = "goal of the game, points"
+
+
+def _key(name, type_, comment):
+    return Column(name, type_, primary_key=True, comment=comment)
+
+
+def _val(name, type_, comment, nullable=False):
+    return Column(name, type_, nullable=nullable, comment=comment)
+
+
+ten_thousand_odds = table(
+    "ten_thousand_odds",
+    GAME,
+    "Objective (a), seed 004's tables: for each rule set, dice count and standing triple, every "
+    "combination class of a roll with its outcomes, probability and mean points.",
+    _key("rules", String, RULES),
+    _key("dice", SmallInteger, DICE),
+    _key("triple", SmallInteger, TRIPLE),
+    _key("combination", String, "combination class (seed 004's names, rarest first; 'Farkle' = nothing scores)"),
+    _val("position", SmallInteger, "display order within (rules, dice, triple), rarest first"),
+    _val("outcomes", Integer, "ordered outcomes of the 6^dice in this class (seed 004's '# Successes')"),
+    _val("probability", Double, "probability of the class, 0-1 (outcomes / 6^dice)"),
+    _val("mean_points", Double, "mean points of the best keep (every scoring die kept), points"),
+    _val(
+        "mean_combination_points",
+        Double,
+        "mean points of only the dice that form the named combination (loose 1s/5s left out), points; "
+        "seed 004's 'Add to 3-of-a-kind' EV is this (triple value x 108/91 with 3 dice)",
+    ),
+)
+
+ten_thousand_rolls = table(
+    "ten_thousand_rolls",
+    GAME,
+    "Objective (b): every roll outcome as a multiset for each (dice, standing triple), with its "
+    "probability, combination class and best points.",
+    _key("rules", String, RULES),
+    _key("dice", SmallInteger, DICE),
+    _key("triple", SmallInteger, TRIPLE),
+    _key("roll", String, ROLL),
+    _val("ways", Integer, "ordered outcomes (of 6^dice) giving this multiset"),
+    _val("probability", Double, "probability of the roll, 0-1"),
+    _val("combination", String, "combination class, as in ten_thousand_odds"),
+    _val("best_points", Integer, "points of the best keep (0 = farkle), points"),
+    _val("farkle", Boolean, "true when no die scores: the turn total is lost"),
+)
+
+ten_thousand_keeps = table(
+    "ten_thousand_keeps",
+    GAME,
+    "Objective (b): every legal keep of every roll (every kept die scores), with its points and "
+    "the turn state it leads to; dominated keeps marked.",
+    _key("rules", String, RULES),
+    _key("dice", SmallInteger, DICE),
+    _key("triple", SmallInteger, TRIPLE),
+    _key("roll", String, ROLL),
+    _key("keep", String, "the kept dice as ascending faces, e.g. '1155'"),
+    _val("points", Integer, "points the keep scores (best split into combinations), points"),
+    _val("dice_used", SmallInteger, "dice kept"),
+    _val("dice_after", SmallInteger, "dice to roll next: dice - dice_used, or 6 after hot dice"),
+    _val("triple_after", SmallInteger, "standing triple face afterwards (0 = none; hot dice clears it)"),
+    _val("hot_dice", Boolean, "true when every die has scored: all six are rolled again"),
+    _val(
+        "dominated",
+        Boolean,
+        "true when another keep of the roll reaches the same (dice_after, triple_after) with at least "
+        "as many points (more, or equal and ranked first); the solvers skip dominated keeps",
+    ),
+    _val("max_dice", Boolean, "true for the keep seed 004's heuristic takes: most dice, then most points"),
+)
+
+ten_thousand_solitaire = table(
+    "ten_thousand_solitaire",
+    GAME,
+    "Objective (c): the solitaire turn maximising expected banked points: value and roll/bank of "
+    "every pre-roll state up to the proved bank bound (banking is optimal at every larger total).",
+    _key("rules", String, RULES),
+    _key("turn_total", Integer, "unbanked points of this turn, points"),
+    _key("dice", SmallInteger, DICE),
+    _key("triple", SmallInteger, TRIPLE),
+    _val("value", Double, "expected banked points of the turn from here under optimal play, points"),
+    _val("roll_value", Double, "expected banked points if rolling now (then playing optimally), points"),
+    _val("action", String, "'roll' or 'bank' (a turn total of 0 must roll; ties bank)"),
+)
+
+ten_thousand_solitaire_keep = table(
+    "ten_thousand_solitaire_keep",
+    GAME,
+    "Objective (c): for every solitaire pre-roll state and every scoring roll, the best keep.",
+    _key("rules", String, RULES),
+    _key("turn_total", Integer, "unbanked points before the roll, points"),
+    _key("dice", SmallInteger, DICE),
+    _key("triple", SmallInteger, TRIPLE),
+    _key("roll", String, ROLL),
+    _val("keep", String, "best keep (ties: most points, then most dice)"),
+    _val("value", Double, "expected banked points after taking it and playing optimally, points"),
+)
+
+ten_thousand_duel = table(
+    "ten_thousand_duel",
+    GAME,
+    "Objective (d): two players, first to the goal with a last turn for the other, maximising the "
+    "win probability. One row per pre-roll state where ROLLING is optimal (every turn start "
+    "included); any other state with score, opponent < goal banks, and its value is "
+    "1 - p_win(opponent, score + turn_total, 0, 6, 0) below the goal or "
+    "1 - ten_thousand_exceed.p_exceed(need = score + turn_total - opponent + 50, 6, 0) at or above it "
+    "(see docs/ten_thousand.md).",
+    _key("rules", String, RULES),
+    _key("goal", Integer, GOAL),
+    _key("score", Integer, "banked points of the player to move, points (< goal)"),
+    _key("opponent", Integer, "banked points of the opponent, points (< goal)"),
+    _key("turn_total", Integer, "unbanked points of this turn, points (0 = turn start, six dice)"),
+    _key("dice", SmallInteger, DICE),
+    _key("triple", SmallInteger, TRIPLE),
+    _val("p_win", Double, "probability that the player to move wins under optimal play by both, 0-1"),
+    key_index=False,  # 30 million rows at goal 10,000: DuckDB serves lookups from zone maps
+)
+
+ten_thousand_exceed = table(
+    "ten_thousand_exceed",
+    GAME,
+    "Objective (d), the last turn (the opponent has reached the goal; last-turn flag set): the chance "
+    "to still gain at least `need` points this turn from a pre-roll state, rolling until it is reached. "
+    "A last-turn state (score, opponent, turn_total, dice, triple) wins with "
+    "p_exceed(opponent - score - turn_total + 50, dice, triple) (1 when that need is <= 0: bank).",
+    _key("rules", String, RULES),
+    _key("policy", String, "'optimal' (best keep) or 'seed004' (seed 004's keep: most dice)"),
+    _key("need", Integer, "points still needed, points (> 0)"),
+    _key("dice", SmallInteger, DICE),
+    _key("triple", SmallInteger, TRIPLE),
+    _val("p_exceed", Double, "probability of gaining at least `need` more points this turn, 0-1"),
+)
+
+ten_thousand_duel_bounds = table(
+    "ten_thousand_duel_bounds",
+    GAME,
+    "Objective (d), per (score, opponent): the turn-total bound of the solve (banking is proved "
+    "optimal beyond it) and the largest stored (roll-optimal) turn total.",
+    _key("rules", String, RULES),
+    _key("goal", Integer, GOAL),
+    _key("score", Integer, "banked points of the player to move, points"),
+    _key("opponent", Integer, "banked points of the opponent, points"),
+    _val("solved_to", Integer, "largest turn total solved; banking is optimal at every larger one, points"),
+    _val("last_roll", Integer, "largest turn total at which rolling is optimal for some (dice, triple), points"),
+)
+
+ten_thousand_seed004_rule = table(
+    "ten_thousand_seed004_rule",
+    GAME,
+    "Objective (e): seed 004's roll-or-bank rule per (dice, triple): roll while the expected points "
+    "of the next roll exceed turn total x P(farkle); keeps use the most dice.",
+    _key("rules", String, RULES),
+    _key("dice", SmallInteger, DICE),
+    _key("triple", SmallInteger, TRIPLE),
+    _val("ev_next_roll", Double, "expected points of the next roll with the max-dice keep (farkle = 0), points"),
+    _val("p_farkle", Double, "probability that the roll scores nothing, 0-1"),
+    _val("bank_from", Integer, "smallest positive turn total at which the rule banks, points"),
+    _val("optimal_bank_from", Integer, "smallest positive turn total at which the optimal solitaire turn banks, points", nullable=True),
+)
+
+ten_thousand_policy_turn = table(
+    "ten_thousand_policy_turn",
+    GAME,
+    "Objective (e): expected banked points of a fresh turn (six dice) under each policy.",
+    _key("rules", String, RULES),
+    _key("policy", String, "'optimal' or 'seed004'"),
+    _val("expected_points", Double, "expected banked points of one turn from six dice, points"),
+)
+
+ten_thousand_policy_duel = table(
+    "ten_thousand_policy_duel",
+    GAME,
+    "Objective (e): win probability of each policy against the optimal opponent (which keeps the "
+    "optimal policy; it does not adapt), in each seat.",
+    _key("rules", String, RULES),
+    _key("goal", Integer, GOAL),
+    _key("policy", String, "'optimal' or 'seed004'"),
+    _key("seat", SmallInteger, "1 = moves first, 2 = moves second"),
+    _val("p_win", Double, "probability that the policy's player wins, 0-1"),
+)
+
+# ------------------------------------------------------------------- views
+_s = ten_thousand_solitaire.c
+ten_thousand_thresholds = View(
+    "ten_thousand_thresholds",
+    GAME,
+    "Objective (c), seed 004's decision tree: per (dice, triple) the smallest turn total at which "
+    "the optimal solitaire turn banks (it rolls below it).",
+    select(
+        _s.rules,
+        _s.dice,
+        _s.triple,
+        func.min(case((_s.action == "bank", _s.turn_total), else_=None)).label("bank_from"),
+        func.max(case((_s.action == "roll", _s.turn_total), else_=None)).label("last_roll"),
+    )
+    .where(_s.turn_total > 0)
+    .group_by(_s.rules, _s.dice, _s.triple),
+    {
+        "bank_from": "smallest positive turn total at which banking is optimal, points",
+        "last_roll": "largest turn total at which rolling is optimal, points (= bank_from - 50: one threshold)",
+    },
+)
+
+_d = ten_thousand_policy_duel.c
+_o = ten_thousand_policy_duel.alias("opt")
+_p1 = func.max(case((_d.seat == 1, _d.p_win), else_=None))
+_p2 = func.max(case((_d.seat == 2, _d.p_win), else_=None))
+_o1 = func.max(case((_o.c.seat == 1, _o.c.p_win), else_=None))
+_o2 = func.max(case((_o.c.seat == 2, _o.c.p_win), else_=None))
+ten_thousand_gaps = View(
+    "ten_thousand_gaps",
+    GAME,
+    "Objective (e): each policy's win rate against the optimal opponent in both seats and its gap "
+    "= (p1_win - optimal p1_win) + (p2_win - optimal p2_win), as in the Great Rolled Ones issue.",
+    select(
+        _d.rules,
+        _d.goal,
+        _d.policy,
+        _p1.label("p1_win"),
+        _p2.label("p2_win"),
+        ((_p1 - _o1) + (_p2 - _o2)).label("gap"),
+    )
+    .select_from(
+        ten_thousand_policy_duel.join(
+            _o, (_o.c.rules == _d.rules) & (_o.c.goal == _d.goal) & (_o.c.policy == literal("optimal"))
+        )
+    )
+    .group_by(_d.rules, _d.goal, _d.policy),
+    {
+        "p1_win": "win probability when the policy moves first, 0-1",
+        "p2_win": "win probability when the policy moves second, 0-1",
+        "gap": "(p1_win - optimal p1_win) + (p2_win - optimal p2_win); 0 for optimal play",
+    },
+)
+
+_w = ten_thousand_duel.c
+ten_thousand_duel_start = View(
+    "ten_thousand_duel_start",
+    GAME,
+    "Objective (d): win probability of the player about to start a turn, for every pair of banked scores.",
+    select(_w.rules, _w.goal, _w.score, _w.opponent, _w.p_win).where(_w.turn_total == 0),
+    {},
+)
+
+VIEWS = [ten_thousand_thresholds, ten_thousand_gaps, ten_thousand_duel_start]
