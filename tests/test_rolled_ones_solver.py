@@ -33,7 +33,7 @@ def evaluation(solution):
 # seed 002's figures
 # ---------------------------------------------------------------------------
 def test_first_player_win_rate(solution):
-    # seed 002 (002_*.txt, "First Player Advantage"): optimal win rates 0.4495 and 0.5505.
+    # seed 002 (002_adf76725bcd1fb40.txt, "First Player Advantage"): optimal win rates 0.4495 and 0.5505.
     # We get 0.449553: the seed's four digits are truncated (0.44955 would round up).
     p1 = solution.P(1, 0, 0, 0, 0)
     assert abs(p1 - 0.4495) < 1e-4
@@ -42,7 +42,7 @@ def test_first_player_win_rate(solution):
 
 
 def test_komi(solution):
-    # seed 002: "player 1 should start with 3 compensation points (komi), bringing player 1's
+    # seed 002 (002_adf76725bcd1fb40.txt): "player 1 should start with 3 compensation points (komi), bringing player 1's
     # win rate up to 0.4955"; komi c is the state (1, c, 0, 0, 0).
     rates = [solution.P(1, c, 0, 0, 0) for c in range(11)]
     assert all(a < b for a, b in zip(rates, rates[1:]))
@@ -51,7 +51,7 @@ def test_komi(solution):
 
 
 def test_policy_gaps_fig2(solution, evaluation):
-    # seed 002 Fig. 2: -0.0536, -0.0268, -0.0201, -0.0100 (within 0.0005).
+    # seed 002 (002_adf76725bcd1fb40.txt) Fig. 2: -0.0536, -0.0268, -0.0201, -0.0100 (within 0.0005).
     p1 = solution.P(1, 0, 0, 0, 0)
     for name, policy in pol.POLICIES.items():
         w1, w2 = evaluation.policies[name].seat_win
@@ -60,7 +60,8 @@ def test_policy_gaps_fig2(solution, evaluation):
 
 
 def test_alternative_readings_of_the_pseudo_code(solution, evaluation):
-    # seed 002 Fig. 2 decides between readings where an algorithm's condition and comment disagree.
+    # seed 002 (002_adf76725bcd1fb40.txt) Fig. 2 decides between readings where an algorithm's condition
+    # and comment disagree.
     p1 = solution.P(1, 0, 0, 0, 0)
 
     def gap(name):
@@ -72,6 +73,26 @@ def test_alternative_readings_of_the_pseudo_code(solution, evaluation):
     # Algorithm 4 line 28 read by its comment (lead 28): misses -0.0100 by more than 0.0005
     assert abs(gap("keep_pace_end_race/line28=comment") - (-0.0100)) > 5e-4
     assert abs(gap("keep_pace_end_race/no_hold_to_win") - (-0.0100)) > 5e-4
+    # Algorithm 4 line 24 read by its comment ("if player 1 / 2 has scored 20 / 32": for player 2,
+    # j >= 20 or i >= 32): -0.011733, and -0.011377 with line 28's comment too; both miss -0.0100
+    # (the reviewer's independent solver, /tmp/rev3/indep.py, got the same two numbers)
+    assert gap("keep_pace_end_race/line24=comment") == pytest.approx(-0.011733, abs=1e-6)
+    assert gap("keep_pace_end_race/line24=comment,line28=comment") == pytest.approx(-0.011377, abs=1e-6)
+    assert abs(gap("keep_pace_end_race/line24=comment") - (-0.0100)) > 5e-4
+    assert abs(gap("keep_pace_end_race/line24=comment,line28=comment") - (-0.0100)) > 5e-4
+    # the stored reading (both conditions) is the one within 0.0005
+    assert abs(gap("keep_pace_end_race") - (-0.0100)) <= 5e-4
+
+
+def test_line24_readings_differ_only_for_player_2_with_four_dice():
+    p, i, j, k, o = np.meshgrid([1, 2], np.arange(50), np.arange(50), np.arange(81), np.arange(3), indexing="ij")
+    cond = pol.decide(pol.POLICIES["keep_pace_end_race"].rule, p, i, j, k, o)
+    comment = pol.decide(pol.ALTERNATIVES["keep_pace_end_race/line24=comment"], p, i, j, k, o)
+    differ = cond != comment
+    assert differ.any() and np.all(p[differ] == 2) and np.all(o[differ] == 1)
+    # exactly where "i >= 20 or j >= 32" and "j >= 20 or i >= 32" disagree
+    by_condition, by_comment = (i >= 20) | (j >= 32), (j >= 20) | (i >= 32)
+    assert np.all(by_condition[differ] != by_comment[differ])
 
 
 # ---------------------------------------------------------------------------
@@ -114,6 +135,33 @@ def _exceed_by_enumeration(delta: int, o: int) -> Fraction:
     return won
 
 
+def _p_exceed_row_by_row(rules: Rules, delta_max: int) -> np.ndarray:
+    """Seed 002's P_exceed recursion, literally: one Delta, one o, one outcome at a time."""
+    L = rules.ones_limit
+    table = np.zeros((delta_max + 2, L + 1))
+    table[0, :L] = 1.0
+    for delta in range(delta_max + 1):
+        for o in range(L):
+            table[delta + 1, o] = sum(
+                prob * table[max(delta - gain, -1) + 1, o_next] for prob, gain, o_next in rules.outcomes[o]
+            )
+    return table
+
+
+@pytest.mark.parametrize(
+    "rules",
+    [STANDARD, Rules(dice=1, ones_limit=1, faces=2), Rules(dice=10, ones_limit=10, faces=2), Rules(dice=3, ones_limit=2, faces=4)],
+    ids=["standard", "1-die", "10-dice", "3-dice"],
+)
+def test_vectorised_p_exceed_equals_the_recursion(rules):
+    for delta_max in (0, 1, 4, 63, 64, 65, 1000):
+        got, want = P_exceed_table(rules, delta_max), _p_exceed_row_by_row(rules, delta_max)
+        assert got.shape == want.shape
+        assert np.max(np.abs(got - want)) <= 4e-16
+        big = want > 1e-200
+        assert np.max(np.abs(got[big] / want[big] - 1)) <= 1e-13
+
+
 def test_p_exceed_against_enumerated_turns():
     # seed 002's P_exceed recursion vs an exact forward enumeration of player 2's final turn.
     table = P_exceed_table(STANDARD, 40)
@@ -121,6 +169,18 @@ def test_p_exceed_against_enumerated_turns():
         for o in range(3):
             assert table[delta + 1, o] == pytest.approx(float(_exceed_by_enumeration(delta, o)), abs=1e-14)
     assert np.all(table[0, :3] == 1.0) and np.all(table[:, 3] == 0.0)  # Delta < 0; o >= 3
+
+
+def test_stored_states_are_in_key_order_and_unique():
+    # rolled_ones_states has no DuckDB key index (key_index=False): rows must be written sorted and unique
+    from dicebase.builder.rolled_ones import stored_states
+
+    for rules in (STANDARD, Rules(goal=20, turn_total_bound=50)):
+        keys = np.stack(stored_states(rules), axis=1)
+        assert len(keys) > 0
+        step = np.diff(keys, axis=0)
+        first_change = np.argmax(step != 0, axis=1)
+        assert np.all(step[np.arange(len(step)), first_change] > 0)  # strictly increasing, lexicographically
 
 
 def test_bellman_residual_and_probabilities(solution):
@@ -300,7 +360,7 @@ def alg4(p, i, j, k, o):
         elif o == 0:
             return True
         elif o == 1:
-            if i >= 20 or j >= 32:
+            if i >= 20 or j >= 32:  # the condition (its comment reads j >= 20 or i >= 32 here)
                 return k < 50 - i
             else:
                 return k < 18 + delta  # the condition, see test_alternative_readings_of_the_pseudo_code

@@ -6,11 +6,15 @@ import click
 
 from dicebase.cli.common import db_option, emit, open_db, output_option, resolve_format
 
+#: Largest ``disagreements --limit``; equal to dicebase.query.rolled_ones.LIMIT_MAX (tested), kept
+#: here so the CLI module does not import the query layer at start-up.
+LIMIT_MAX = 10_000_000
+
 
 def _variant_option(func):
     return click.option(
         "--variant", default=None, metavar="NAME",
-        help="Rule set (default: standard, seed 002's 5 dice / goal 50 / three 1s).",
+        help="Rule set, as in rolled_ones_variants (default: the one built; 'standard' is seed 002's rules).",
     )(func)
 
 
@@ -22,7 +26,7 @@ def _state_options(func):
             ("--score", "The mover's score before this turn, points.  [i]"),
             ("--opponent", "The opponent's score, points (player 1's final score on player 2's last turn).  [j]"),
             ("--turn-total", "Points rolled this turn and not yet banked.  [k]"),
-            ("--ones", "Rolled 1s set aside this turn (0-2; three end the turn).  [o]"),
+            ("--ones", "Rolled 1s set aside this turn, below the variant's ones_limit (which ends the turn).  [o]"),
         ]
     ):
         func = click.option(flag, required=True, metavar="N", help=text)(func)
@@ -70,6 +74,8 @@ def best(player, score, opponent, turn_total, ones, variant, db_path, fmt, as_js
     doc = answer.as_dict()
     if fmt == "table":
         doc = {k: v for k, v in doc.items() if k not in ("p_roll", "p_hold")}
+    elif fmt == "csv":  # one row per action next to the answer's fields: the action's own p_win renamed
+        doc["actions"] = [{"action": a["action"], "action_p_win": a["p_win"]} for a in doc["actions"]]
     emit(doc, fmt)
 
 
@@ -78,10 +84,11 @@ def best(player, score, opponent, turn_total, ones, variant, db_path, fmt, as_js
 @db_option
 @output_option
 def komi(variant, db_path, fmt, as_json):
-    """Player 1's win rate with 0..10 compensation points, and the fair komi.
+    """Player 1's win rate for each compensation (komi) stored, and the fair komi.
 
     Komi c means player 1 starts with c points (the state (1, c, 0, 0, 0));
-    both play optimally. The fair komi brings player 1 closest to 0.5.
+    both play optimally. Rows run from 0 to the variant's komi_max (a build
+    option). The fair komi brings player 1 closest to 0.5.
 
     Example:
 
@@ -167,7 +174,10 @@ def policy(name, player, score, opponent, turn_total, ones, variant, db_path, fm
 
 @group.command()
 @click.argument("name", metavar="NAME")
-@click.option("--limit", default=10, show_default=True, metavar="N", help="How many states to list.")
+@click.option(
+    "--limit", default=10, show_default=True, type=click.IntRange(1, LIMIT_MAX), metavar="N",
+    help=f"How many states to list (1..{LIMIT_MAX:,}).",
+)
 @_variant_option
 @db_option
 @output_option

@@ -24,6 +24,9 @@ from dicebase.query.base import BadInput, NotInDatabase
 POLICY_NAMES = ("roll_4_or_5_dice", "fixed_hold_at", "simple_ones_cases", "keep_pace_end_race")
 STATES = "rolled_ones_states"
 FINAL = "rolled_ones_p_exceed"
+#: Largest ``disagreements`` limit: more than any buildable variant has states, and far from
+#: the 64-bit overflow of LIMIT in DuckDB and SQLite.
+LIMIT_MAX = 10_000_000
 COMPUTED = "computed: player 2 passed a certain win (P_hold = 1, P_roll = 1 - P_end(o) * P(1, j, i, 0, 0))"
 
 
@@ -140,7 +143,7 @@ class Gap:
     p1_win: float
     p2_win: float
     gap: float
-    seed_gap: float
+    seed_gap: float | None  # seed 002 Fig. 2; None for a variant other than 'standard'
 
     def as_dict(self) -> dict:
         return {
@@ -355,7 +358,10 @@ class Queries:
             "WHERE variant = ? ORDER BY algorithm",
             (v.name,),
         )
-        return [Gap(r[0], int(r[1]), float(r[2]), float(r[3]), float(r[4]), float(r[5])) for r in rows]
+        return [
+            Gap(r[0], int(r[1]), float(r[2]), float(r[3]), float(r[4]), None if r[5] is None else float(r[5]))
+            for r in rows
+        ]
 
     def advantage(self, variant: str | None = None) -> Advantage:
         """First-player advantage under optimal play."""
@@ -408,8 +414,8 @@ class Queries:
         pname = policy_name(name)
         v = self.variant(variant)
         limit = _whole(limit, "limit")
-        if limit < 1:
-            raise BadInput(f"limit must be at least 1, got {limit}")
+        if not 1 <= limit <= LIMIT_MAX:
+            raise BadInput(f"limit must be 1..{LIMIT_MAX}, got {limit}")
         rows = self.db.fetchall(
             "SELECT p, i, j, k, o, policy_action, optimal_action, p_win, cost FROM rolled_ones_disagreements "
             "WHERE variant = ? AND policy = ? ORDER BY cost DESC, p, i, j, k, o LIMIT ?",

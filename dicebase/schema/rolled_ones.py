@@ -14,8 +14,11 @@ Layout: ``rolled_ones_states`` holds one row per stored state with optimal
 play's values and, in columns named after each human policy, that policy's
 action and win probabilities; the views ``rolled_ones_policy_actions`` and
 ``rolled_ones_policy_values`` present them as rows ``(policy, state, ...)``.
-One wide row per state keeps a single primary-key index (in DuckDB an index
-costs about 50 bytes a row, more than the values).
+One wide row per state instead of a row per (policy, state) keeps the table
+at one key per state, and the table is declared ``key_index=False``: the key
+stays in the schema (and clusters the SQLite table) but DuckDB builds no ART
+index for it (about 50 bytes a row, more than half the file); the builder
+writes the rows in key order and unique, and lookups use DuckDB's zone maps.
 """
 
 from __future__ import annotations
@@ -143,6 +146,7 @@ rolled_ones_states = table(
     _val("p_win", Double, "P = max(P_roll, P_hold): the mover's win probability under optimal play, " + PROB),
     _val("best", String, "optimal action, 'roll' or 'hold' (ties hold; never hold at k = 0)"),
     *[c for name in POLICY_NAMES for c in _policy_columns(name)],
+    key_index=False,  # written in key order, unique (tests/test_keys.py); see the module docstring
 )
 
 rolled_ones_policies = table(
@@ -153,7 +157,13 @@ rolled_ones_policies = table(
     _key("policy", String, "policy name, as in the views and on the command line (column prefix in rolled_ones_states)"),
     _val("title", String, "the seed's name of the policy"),
     _val("algorithm", SmallInteger, "seed 002's algorithm number (0 for optimal play)"),
-    _val("seed_gap", Double, "seed 002 Fig. 2: win-rate difference to optimal play, summed over both seats (0 for optimal)"),
+    Column(
+        "seed_gap",
+        Double,
+        nullable=True,
+        comment="seed 002 Fig. 2: win-rate difference to optimal play, summed over both seats (0 for optimal); "
+        "NULL for any variant other than 'standard' (the seed solved only that one)",
+    ),
     _val("readings", String, "how we read the pseudo-code where its condition and comment disagree"),
 )
 
@@ -330,7 +340,7 @@ rolled_ones_policy_gaps = View(
         "variant": VARIANT,
         "policy": "human-playable policy, see rolled_ones_policies",
         "algorithm": "seed 002's algorithm number",
-        "seed_gap": "seed 002 Fig. 2's gap for this policy, for comparison",
+        "seed_gap": "seed 002 Fig. 2's gap for this policy, for comparison; NULL for a variant other than 'standard'",
         "p1_win": "the policy's win rate as player 1 against the optimal player 2, " + PROB,
         "p2_win": "the policy's win rate as player 2 against the optimal player 1, " + PROB,
         "gap": "(p1_win - optimal p1 win) + (p2_win - optimal p2 win), probability difference (negative = worse)",

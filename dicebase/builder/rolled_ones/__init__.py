@@ -50,19 +50,63 @@ def variant_name(rules: Rules) -> str:
     return name if rules.faces == 6 else f"{name}-faces{rules.faces}"
 
 
-def rules_from_options(options: dict) -> Rules:
-    try:
-        return Rules(
-            goal=int(options["goal"]),
-            dice=int(options["dice"]),
-            ones_limit=int(options["ones_limit"]),
-            faces=int(options["faces"]),
-            turn_total_bound=int(options["turn_total_bound"]),
-        )
-    except (TypeError, ValueError) as exc:
-        from dicebase.builder.pipeline import BuildError
+#: Sane ranges of the build options (inclusive).  Beyond them a build would be
+#: meaningless (komi at or past the goal) or would need too much memory.
+OPTION_RANGES = {
+    "goal": (1, 100),
+    "dice": (1, 10),
+    "ones_limit": (1, 10),  # and at most dice
+    "faces": (2, 20),
+    "turn_total_bound": (1, 500),  # and at least goal
+    "komi_max": (0, 99),  # and below goal
+}
 
-        raise BuildError(f"rolled_ones: {exc}") from None
+#: Largest state array ``2 * goal^2 * (turn_total_bound + 1) * ones_limit`` a build may need
+#: (the standard variant needs 1.2 million; the policy evaluation holds 8 such arrays of doubles).
+MAX_STATE_CELLS = 5_000_000
+
+
+def validate_options(options: dict) -> None:
+    """ValueError (one line) for bad build options; the pipeline calls it before touching any file.
+
+    Every option is a whole number (an ``int``; ``True``/``20.5``/``"20"`` are refused, never
+    truncated) within :data:`OPTION_RANGES`, with ``ones_limit <= dice``,
+    ``turn_total_bound >= goal``, ``komi_max < goal`` and a state space of at most
+    :data:`MAX_STATE_CELLS`.
+    """
+    values = {}
+    for key, (lo, hi) in OPTION_RANGES.items():
+        value = options.get(key, DEFAULT_OPTIONS[key])
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ValueError(f"rolled-ones.{key} must be a whole number {lo}..{hi}, got {value!r}")
+        if not lo <= value <= hi:
+            raise ValueError(f"rolled-ones.{key} must be {lo}..{hi}, got {value}")
+        values[key] = value
+    G, D, L, K = values["goal"], values["dice"], values["ones_limit"], values["turn_total_bound"]
+    if L > D:
+        raise ValueError(f"rolled-ones.ones_limit must be at most dice ({D}), got {L}")
+    if K < G:
+        raise ValueError(f"rolled-ones.turn_total_bound must be at least the goal ({G}), got {K}")
+    if values["komi_max"] >= G:
+        raise ValueError(f"rolled-ones.komi_max must be 0..{G - 1} (below the goal {G}), got {values['komi_max']}")
+    cells = 2 * G * G * (K + 1) * L
+    if cells > MAX_STATE_CELLS:
+        raise ValueError(
+            f"rolled-ones: goal {G}, turn_total_bound {K}, ones_limit {L} need {cells:,} states, "
+            f"more than the {MAX_STATE_CELLS:,} a build may use; lower goal or turn_total_bound"
+        )
+
+
+def rules_from_options(options: dict) -> Rules:
+    """The :class:`Rules` of validated options (:func:`validate_options`)."""
+    validate_options(options)
+    return Rules(
+        goal=options["goal"],
+        dice=options["dice"],
+        ones_limit=options["ones_limit"],
+        faces=options["faces"],
+        turn_total_bound=options["turn_total_bound"],
+    )
 
 
 def stored_mask(rules: Rules) -> np.ndarray:
@@ -93,13 +137,9 @@ def _action(roll: np.ndarray) -> np.ndarray:
 
 
 def build(ctx, options: dict) -> None:
-    rules = rules_from_options(options)
-    komi_max = int(options["komi_max"])
-    G, K, L = rules.goal, rules.turn_total_bound, rules.ones_limit
-    if not 0 <= komi_max < G:
-        from dicebase.builder.pipeline import BuildError
-
-        raise BuildError(f"rolled_ones: komi_max must be 0..{G - 1}, got {komi_max}")
+    rules = rules_from_options(options)  # validate_options: whole numbers in range
+    komi_max = options["komi_max"]
+    K = rules.turn_total_bound
     name = variant_name(rules)
 
     with ctx.step(f"{name}: optimal play (P_exceed, P_roll, P_hold)"):
@@ -226,7 +266,8 @@ def _write(ctx, name: str, rules: Rules, komi_max: int, sol: Solution, values) -
             "policy": np.array(names, dtype=object),
             "title": np.array([m[0] for m in meta], dtype=object),
             "algorithm": np.array([m[1] for m in meta]),
-            "seed_gap": np.array([m[2] for m in meta]),
+            # seed 002's Fig. 2 is about its own rules only: NULL for any other variant
+            "seed_gap": np.array([m[2] if name == "standard" else None for m in meta], dtype=object),
             "readings": np.array([m[3] for m in meta], dtype=object),
         },
     )

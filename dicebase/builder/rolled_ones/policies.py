@@ -27,6 +27,13 @@ Readings (docs/rolled_ones.md, "Readings"), chosen by the ``reading`` arguments:
   (-0.0100) and not the comment (-0.0118); the condition also fits line 24's
   threshold (for ``j < 32``, ``18 + j < 50``: the hold comes before the goal).
   ``line28="comment"`` gives the lead of 28.
+* Algorithm 4, line 24 ``if i >= 20 or j >= 32`` with comment "if player 1 / 2
+  has scored 20 / 32, resp.": in player 2's branch ``i`` is player 2's own
+  score and ``j`` player 1's, so the comment means ``j >= 20 or i >= 32``.
+  Here too we follow the CONDITION (``line24="condition"``, the default):
+  with it the gap is -0.0100 as in Fig. 2; the comment's reading gives
+  -0.0117 (and -0.0114 with line 28's comment as well), both missing Fig. 2's
+  -0.0100 by more than 0.0005.  ``line24="comment"`` gives the comment's test.
 * Algorithm 4, player 2 (lines 21-34) never tests ``i + k >= 50``: line 22
   keeps rolling with five dice past the goal (and line 28 read with the
   comment's 28 rolls past it with four dice when ``22 <= j < 32``).  A player 2
@@ -95,10 +102,11 @@ def simple_player_and_ones_cases(p, i, j, k, o, goal=50):
     return np.where(p == 1, player1, player2)
 
 
-def keep_pace_end_race_by_case(p, i, j, k, o, goal=50, line28="condition", hold_to_win=True):
+def keep_pace_end_race_by_case(p, i, j, k, o, goal=50, line28="condition", hold_to_win=True, line24="condition"):
     """Algorithm 4: Keep pace, end race, by case."""
-    if line28 not in ("comment", "condition"):
-        raise ValueError(f"unknown reading {line28!r}")
+    for reading in (line24, line28):
+        if reading not in ("comment", "condition"):
+            raise ValueError(f"unknown reading {reading!r}")
     delta = j - i  # 1
     # 6-10: h <- 22 + delta (hold with a >= 22 lead with 4 dice); if player 1 / 2 has
     # scored 10 / 23, resp. (i >= 10 or j >= 23), h <- max(50 - i, h): at least roll for the goal
@@ -110,11 +118,14 @@ def keep_pace_end_race_by_case(p, i, j, k, o, goal=50, line28="condition", hold_
         otherwise=k < np.minimum(goal - i, 5),  # 15-16: hold at 5 or goal with 3 dice
     )
     lead = 28 if line28 == "comment" else 18  # 27-28: "else hold with >= 28 lead" / k < 18 + delta
+    # 24-25: condition i >= 20 or j >= 32; comment "if player 1 / 2 has scored 20 / 32, resp.", and for
+    # player 2 (the mover here) player 1's score is j and player 2's is i: j >= 20 or i >= 32
+    scored = (i >= 20) | (j >= 32) if line24 == "condition" else (j >= 20) | (i >= 32)
     player2 = _first(  # 18: player 2 cases
         (j >= goal, k <= delta),  # 19-20: player 2 must exceed player 1
         (hold_to_win & (i + k >= goal), False),  # (the issue's rule: player 2 who can hold and win does so)
         (o == 0, True),  # 21-22: keep rolling with 5 dice
-        ((o == 1) & ((i >= 20) | (j >= 32)), k < goal - i),  # 23-26: if player 1 / 2 has scored 20 / 32, roll for the goal
+        ((o == 1) & scored, k < goal - i),  # 23-26: if player 1 / 2 has scored 20 / 32, roll for the goal
         (o == 1, k < lead + delta),  # 27-28: else hold with >= 28 lead
         (i + j >= 84, k < goal - i),  # 30-32: reach the goal when the player score sum reaches 84
         otherwise=k < np.minimum(goal - i, 5),  # 33-34: hold at 5 or goal with 3 dice
@@ -180,6 +191,9 @@ POLICIES: dict[str, Policy] = {
             4,
             _with(keep_pace_end_race_by_case),
             -0.0100,
+            "line 24 follows its condition i >= 20 or j >= 32, not its comment 'if player 1 / 2 has scored 20 / 32' "
+            "(for player 2, j >= 20 or i >= 32): Fig. 2's -0.0100 matches the condition (-0.0100), not the comment "
+            "(-0.0117; -0.0114 with line 28's comment too); "
             "line 28 follows its condition k < 18 + delta (lead 18), not its comment (lead 28): Fig. 2's -0.0100 "
             "matches the condition (-0.0100) and not the comment (-0.0118); player 2 with i + k >= 50 holds and "
             "wins (lines 21-34 never test it); " + _K0,
@@ -190,7 +204,11 @@ POLICIES: dict[str, Policy] = {
 #: Alternative readings, for the investigation test and docs (not stored).
 ALTERNATIVES: dict[str, Callable] = {
     "fixed_hold_at/line3=condition": _with(fixed_hold_at, line3="condition"),
+    "keep_pace_end_race/line24=comment": _with(keep_pace_end_race_by_case, line24="comment"),
     "keep_pace_end_race/line28=comment": _with(keep_pace_end_race_by_case, line28="comment"),
+    "keep_pace_end_race/line24=comment,line28=comment": _with(
+        keep_pace_end_race_by_case, line24="comment", line28="comment"
+    ),
     "keep_pace_end_race/no_hold_to_win": _with(keep_pace_end_race_by_case, hold_to_win=False),
 }
 

@@ -119,6 +119,10 @@ def P_new1s_table(rules: Rules) -> np.ndarray:
     return t
 
 
+#: Turn totals ``Delta`` computed per matrix product in :func:`P_exceed_table`.
+P_EXCEED_BLOCK = 64
+
+
 def P_exceed_table(rules: Rules, delta_max: int) -> np.ndarray:
     """Seed 002's ``P_exceed(Delta, o)`` for ``Delta = -1 .. delta_max``, ``o = 0 .. ones_limit``.
 
@@ -131,17 +135,31 @@ def P_exceed_table(rules: Rules, delta_max: int) -> np.ndarray:
 
     Row ``Delta + 1`` holds ``Delta``; row 0 (``Delta = -1``) stands for every
     ``Delta < 0``.  Column ``o = ones_limit`` is the ``o >= 3`` case (all 0).
-    The recursion only looks at smaller ``Delta``, so one ascending pass is exact.
+
+    Vectorised: the recursion is linear with constant coefficients and looks
+    back at most ``dice`` rows, so the rows ``Delta = s .. s + B - 1`` are one
+    fixed matrix ``T`` (``B * L x dice * L``) times the ``dice`` rows below
+    ``s``.  ``T`` is built once by running the recursion on coefficient
+    vectors (``B`` steps), then each block of ``B`` rows is one matrix-vector
+    product.  Equal to the row-by-row recursion within 4e-16 (a test keeps
+    the scalar recursion as the reference).
     """
-    L = rules.ones_limit
+    L, D, B = rules.ones_limit, rules.dice, P_EXCEED_BLOCK
+    outcomes = [(prob, gain, o_next, o) for o in rules.ones for prob, gain, o_next in rules.outcomes[o]]
+    # C[r, o]: row r - D (Delta = s + r - D) as coefficients of the D * L values of rows s - D .. s - 1
+    C = np.zeros((D + B, L, D * L))
+    C[:D].reshape(D * L, D * L)[...] = np.eye(D * L)
+    for b in range(D, D + B):
+        for prob, gain, o_next, o in outcomes:  # n = 0 .. 2 - o: the turn goes on (o' < ones_limit)
+            C[b, o] += prob * C[b - gain, o_next]
+    T = C[D:].reshape(B * L, D * L)
+    n = delta_max + 1
+    rows = np.ones((D + -(-n // B) * B, L))  # the first D rows: Delta < 0, already exceeded
+    for s in range(D, len(rows), B):
+        rows[s : s + B] = (T @ rows[s - D : s].ravel()).reshape(B, L)
     table = np.zeros((delta_max + 2, L + 1))
     table[0, :L] = 1.0  # Delta < 0: player 2 has exceeded player 1
-    for delta in range(delta_max + 1):
-        for o in range(L):
-            total = 0.0
-            for prob, gain, o_next in rules.outcomes[o]:  # n = 0 .. 2 - o
-                total += prob * table[max(delta - gain, -1) + 1, o_next]
-            table[delta + 1, o] = total
+    table[1:, :L] = rows[D : D + n]
     return table
 
 

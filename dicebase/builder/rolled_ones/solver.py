@@ -270,7 +270,8 @@ def solve(rules: Rules) -> Solution:
                     break
             x_new, y_new = x, y
         newton_steps.append(steps)
-        b = np.concatenate([1.0 - y, 1.0 - x])
+        # P_roll's "turn ends on 1s" value from the converged turn starts (the ones stored in T)
+        b = np.concatenate([1.0 - y_new, 1.0 - x_new])
         T[0, i, j] = x_new
         T[1, j, i] = y_new
         rv = (R[:, :, 0] + R[:, :, 1] * b).transpose(2, 0, 1)  # (m, K+1, L)
@@ -305,10 +306,13 @@ def check_hold_beyond_bound(rules: Rules, T: np.ndarray) -> float:
     ``(i, j)``, holding at ``k`` is worth ``H(k) = 1 - P_exceed(i + k - j, 0)``
     and ending the turn on 1s leaves ``b = 1 - P(2, j, i, 0, 0)``.
 
-    1. Far out: ``P_exceed`` is non-increasing in ``Delta``; from the first
-       ``k*`` with ``P_exceed(i + k* - j, 0) <= min_o P_end(o) * P(2, j, i, 0, 0)``
-       for every ``(i, j)``, holding beats any roll (which is worth at most
-       ``1 - P_end(o) * P(2, j, i, 0, 0)``), for all ``k >= k*``.
+    1. Far out: from the first ``k*`` with ``max_{k >= k*} P_exceed(i + k - j, 0)
+       <= min_o P_end(o) * P(2, j, i, 0, 0)`` for every ``(i, j)``, holding beats
+       any roll (which is worth at most ``1 - P_end(o) * P(2, j, i, 0, 0)``), for
+       all ``k >= k*``.  The maximum is taken over the computed table (a suffix
+       maximum, so rounding in the last bits cannot break the argument); beyond
+       the table ``P_exceed`` is smaller still, being non-increasing in ``Delta``
+       (a turn gaining more than ``Delta + 1`` points gains more than ``Delta``).
     2. Then by induction downwards, ``k = k* - 1 .. K + 1``: if holding is
        optimal beyond ``k``, rolling at ``k`` is worth
        ``sum_n P_new1s(D-o, n) H(k + D - o') + P_end(o) b``; holding is optimal
@@ -322,15 +326,14 @@ def check_hold_beyond_bound(rules: Rules, T: np.ndarray) -> float:
     j = np.arange(G)[None, :]
     span = 4000
     pex = P_exceed_table(rules, G + K + span)
-    if not np.all(np.diff(pex[1:, 0]) <= 0.0):  # pragma: no cover - true for every rule set
-        raise ValueError("P_exceed is not non-increasing; cannot bound the turn total")
+    beyond = np.maximum.accumulate(pex[::-1, 0])[::-1]  # beyond[d] = max of P_exceed(d' - 1, 0), d' >= d
     H = lambda k: 1.0 - pex[i + k - j + 1, 0]  # noqa: E731
     k_star = K + 1
-    while np.any(pex[i + k_star - j + 1, 0] > rules.p_end.min() * T2):
+    while np.any(beyond[i + k_star - j + 1] > rules.p_end.min() * T2):
         k_star += 1
-        if k_star > K + span - G:  # pragma: no cover
+        if k_star > K + span - G:  # pragma: no cover - turns far longer than any sane rule set's
             raise ValueError(f"turn_total_bound {K}: cannot prove holding optimal beyond it")
-    slack = float(np.min(rules.p_end.min() * T2 - pex[i + k_star - j + 1, 0]))
+    slack = float(np.min(rules.p_end.min() * T2 - beyond[i + k_star - j + 1]))
     b = 1.0 - T2
     for k in range(k_star - 1, K, -1):
         for o in rules.ones:
