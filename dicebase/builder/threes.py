@@ -63,6 +63,8 @@ from functools import cached_property
 
 import numpy as np
 
+from dicebase.query.threes import legal_keeps
+
 from dicebase.builder.dice import rolls
 
 GAME = "threes"
@@ -123,13 +125,7 @@ class Rules:
 
     def legal_keeps(self, dice_left: int, must_keep_two: bool) -> range:
         """Legal numbers of dice to keep after rolling ``dice_left`` dice."""
-        if must_keep_two:
-            low = min(self.keep_after_reroll, dice_left)
-        elif self.allow_reroll and dice_left > 1:
-            low = 0
-        else:
-            low = min(self.min_keep, dice_left)
-        return range(low, dice_left + 1)
+        return legal_keeps(self, dice_left, must_keep_two)
 
     @cached_property
     def reachable(self) -> list[np.ndarray]:

@@ -52,6 +52,24 @@ EXPECTED = "expected_final_score"
 WIN = "win_probability"
 
 
+
+def legal_keeps(rules, dice_left: int, must_keep_two: bool) -> range:
+    """Legal numbers of dice to keep after rolling ``dice_left`` dice: the one
+    statement of the rule, shared by the solver and the lookups.
+
+    After a re-roll at least ``keep_after_reroll`` must be kept; otherwise a
+    variant that allows re-rolls may keep none unless one die is left; else at
+    least ``min_keep``.
+    """
+    if must_keep_two:
+        low = min(rules.keep_after_reroll, dice_left)
+    elif rules.allow_reroll and dice_left > 1:
+        low = 0
+    else:
+        low = min(rules.min_keep, dice_left)
+    return range(low, dice_left + 1)
+
+
 @dataclass(frozen=True)
 class Variant:
     """Rule parameters of a variant, as stored in threes_variants."""
@@ -75,13 +93,7 @@ class Variant:
         return sorted(faces, key=lambda f: (self.worth(f), f))
 
     def legal_keeps(self, dice_left: int, must_keep_two: bool) -> range:
-        if must_keep_two:
-            low = min(self.keep_after_reroll, dice_left)
-        elif self.allow_reroll and dice_left > 1:
-            low = 0
-        else:
-            low = min(self.min_keep, dice_left)
-        return range(low, dice_left + 1)
+        return legal_keeps(self, dice_left, must_keep_two)
 
     def reachable_scores(self, kept: int) -> list[int]:
         """Every score ``kept`` dice can be worth."""
