@@ -52,7 +52,6 @@ EXPECTED = "expected_final_score"
 WIN = "win_probability"
 
 
-
 def legal_keeps(rules, dice_left: int, must_keep_two: bool) -> range:
     """Legal numbers of dice to keep after rolling ``dice_left`` dice: the one
     statement of the rule, shared by the solver and the lookups.
