@@ -36,7 +36,7 @@ def test_values_are_monotone_and_at_least_the_turn_total():
 
 
 def test_seed004_worked_example():
-    # seed 004: one die left after a 1, a 5 and three 2s (turn total 350): the EV of the
+    # seed file 004_ebfe5ef33ddae374.txt: one die left after a 1, a 5 and three 2s (turn total 350): the EV of the
     # roll 58.33 is below the opportunity cost 116.67, so the heuristic banks ...
     rules = TEN_THOUSAND
     states = turn_states(rules)
@@ -44,7 +44,7 @@ def test_seed004_worked_example():
     rows = {(r["n"], r["t"]): r for r in heuristic.thresholds(rules)}
     ev = rows[(1, 2)]["ev"]
     assert ev == pytest.approx(58.333333, abs=1e-5)
-    # seed 004 prints the opportunity cost as 116.67, i.e. 350 x 1/3; with its own 50% chance
+    # seed file 004_ebfe5ef33ddae374.txt prints the opportunity cost as 116.67, i.e. 350 x 1/3; with its own 50% chance
     # of missing it is 350 x 1/2 = 175.  Either way it exceeds the EV, so the rule banks.
     assert rows[(1, 2)]["p_farkle"] == 0.5
     assert 350 * rows[(1, 2)]["p_farkle"] > ev and 350 / 3 > ev

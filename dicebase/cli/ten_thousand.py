@@ -14,6 +14,11 @@ def _rules_option(func):
     )(func)
 
 
+# the query layer's MAX_POINTS (not imported here: the CLI imports no query module at start-up)
+MAX_POINTS = 100_000
+POINTS = click.IntRange(0, MAX_POINTS)
+
+
 def _triple_option(func):
     return click.option(
         "--triple", default=0, show_default=True, type=int, metavar="F",
@@ -34,6 +39,7 @@ def group():
         dicebase ten-thousand odds --dice 6
         dicebase ten-thousand best 1 1 5 2 3 4 --turn-total 0
         dicebase ten-thousand best 1 5 5 --turn-total 600 --score 9000 --opponent 9500
+        dicebase ten-thousand state --score 9000 --opponent 9500 --turn-total 1500 --dice 3
     """
 
 
@@ -74,10 +80,13 @@ def odds(dice, triple, rules, db_path, fmt, as_json):
 
 @group.command()
 @click.argument("dice", nargs=-1, type=int, required=True)
-@click.option("--turn-total", required=True, type=int, metavar="K", help="Unbanked points of this turn before the roll.")
+@click.option("--turn-total", required=True, type=POINTS, metavar="K",
+              help="Unbanked points of this turn before the roll (multiple of 50, 0 = turn start).")
 @_triple_option
-@click.option("--score", type=int, default=None, metavar="I", help="Your banked points (two-player game; with --opponent).")
-@click.option("--opponent", type=int, default=None, metavar="J", help="Opponent's banked points (two-player game).")
+@click.option("--score", type=POINTS, default=None, metavar="I",
+              help="Your banked points, below the goal (two-player game; with --opponent).")
+@click.option("--opponent", type=POINTS, default=None, metavar="J",
+              help="Opponent's banked points; at or above the goal this is your last turn.")
 @_rules_option
 @db_option
 @output_option
@@ -86,7 +95,9 @@ def best(dice, turn_total, triple, score, opponent, rules, db_path, fmt, as_json
 
     DICE are the faces just rolled. Without --score/--opponent the value is the
     expected banked points of the turn (solitaire); with them it is the probability
-    of winning the two-player game to the built goal (last-turn rule included).
+    of winning the two-player game to the built goal. An --opponent at or above the
+    goal makes this your last turn: every keep is valued by the chance to end above
+    the opponent. A farkle reports the value of losing the turn total.
 
     Example:
 
@@ -94,6 +105,7 @@ def best(dice, turn_total, triple, score, opponent, rules, db_path, fmt, as_json
         dicebase ten-thousand best 1 1 5 2 3 4 --turn-total 0
         dicebase ten-thousand best 2 5 6 --turn-total 350 --triple 2
         dicebase ten-thousand best 1 5 5 --turn-total 600 --score 9000 --opponent 9500 --json
+        dicebase ten-thousand best 5 2 3 4 --turn-total 300 --score 9700 --opponent 10050
     """
     fmt = resolve_format(fmt, as_json)
     with open_db(db_path) as db:
@@ -102,9 +114,10 @@ def best(dice, turn_total, triple, score, opponent, rules, db_path, fmt, as_json
     doc = answer.as_dict()
     if fmt == "table":
         doc.pop("best")
-        if answer.farkle:
+        if answer.farkle:  # the value of the state after losing the turn total
             doc["actions"] = "farkle: nothing scores, the turn total is lost"
         else:
+            doc.pop("farkle_value")
             label = "expected points" if answer.objective == "expected_banked_points" else "p_win"
             doc["actions"] = [
                 {"keep": a["keep"], "points": a["points"], "dice_after": a["dice_after"],
@@ -112,10 +125,45 @@ def best(dice, turn_total, triple, score, opponent, rules, db_path, fmt, as_json
                  "dominated": a["dominated"]}
                 for a in doc["actions"]
             ]
-        for key in ("score", "opponent", "goal"):
-            if doc[key] is None:
+        if answer.score is None:  # solitaire turn
+            for key in ("score", "opponent", "goal", "last_turn"):
                 doc.pop(key)
     emit(doc, fmt)
+
+
+@group.command()
+@click.option("--score", required=True, type=POINTS, metavar="I", help="Banked points of the player to move, below the goal.")
+@click.option("--opponent", required=True, type=POINTS, metavar="J",
+              help="Opponent's banked points; at or above the goal this is the last turn.")
+@click.option("--turn-total", required=True, type=POINTS, metavar="K",
+              help="Unbanked points of this turn (0 = turn start with six dice).")
+@click.option("--dice", required=True, type=int, metavar="N", help="Dice about to be rolled, 1-6.")
+@_triple_option
+@_rules_option
+@db_option
+@output_option
+def state(score, opponent, turn_total, dice, triple, rules, db_path, fmt, as_json):
+    """Any two-player pre-roll state: win probability, roll or bank, both values.
+
+    Answers every state, not only the stored ones: roll states are read from
+    ten_thousand_duel, bank states get the bank value from the opponent's turn
+    start (or last turn) and the roll value by one-step lookahead over every
+    roll, and last-turn states (opponent at or above the goal) the chance to
+    end above the opponent. `source` says which.
+
+    Example:
+
+    \b
+        dicebase ten-thousand state --score 0 --opponent 0 --turn-total 0 --dice 6
+        dicebase ten-thousand state --score 9000 --opponent 9500 --turn-total 1500 --dice 3 --json
+        dicebase ten-thousand state --score 9700 --opponent 10050 --turn-total 300 --dice 1
+    """
+    fmt = resolve_format(fmt, as_json)
+    with open_db(db_path) as db:
+        st = db.ten_thousand.state(score, opponent, turn_total, dice, triple=triple, rules=rules)
+    from dataclasses import asdict
+
+    emit(asdict(st), fmt)
 
 
 @group.command()
@@ -125,8 +173,10 @@ def best(dice, turn_total, triple, score, opponent, rules, db_path, fmt, as_json
 def thresholds(rules, db_path, fmt, as_json):
     """When to bank: per dice count and standing triple, the optimal turn's bank threshold.
 
-    bank_from is the smallest turn total at which the optimal solitaire turn banks
-    (it rolls below it); seed004_bank_from is where seed 004's EV rule banks.
+    min_turn_total is the smallest turn total with which a turn reaches the
+    (dice, triple); bank_from is the smallest such reachable total at which the
+    optimal solitaire turn banks (it rolls below it; last_roll is empty when it
+    always banks); seed004_bank_from is where seed 004's EV rule banks.
 
     Example:
 
@@ -137,8 +187,8 @@ def thresholds(rules, db_path, fmt, as_json):
     fmt = resolve_format(fmt, as_json)
     with open_db(db_path) as db:
         rows = db.ten_thousand.thresholds(rules)
-    emit([{"dice": r.dice, "triple": r.triple, "bank_from": r.bank_from, "last_roll": r.last_roll,
-           "seed004_bank_from": r.seed004_bank_from} for r in rows], fmt)
+    emit([{"dice": r.dice, "triple": r.triple, "min_turn_total": r.min_turn_total, "bank_from": r.bank_from,
+           "last_roll": r.last_roll, "seed004_bank_from": r.seed004_bank_from} for r in rows], fmt)
 
 
 @group.command()

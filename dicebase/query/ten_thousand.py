@@ -13,11 +13,14 @@ from dataclasses import asdict, dataclass, field
 from dicebase.query.base import BadInput, NotInDatabase
 
 UNIT = 50
+#: Largest turn total, score or opponent score a lookup accepts, points.  Far beyond any real
+#: game: the chance of scoring 50,000 points in one turn is 3e-19, of 100,000 below 1e-37.
+MAX_POINTS = 100_000
 EXPECTED = "expected_banked_points"
 WIN = "win_probability"
 
 #: Value of every keep of a roll in the two-player game by one-step lookahead.
-#: Named parameters (see :func:`duel_lookahead_params`): :k turn total, :i score, :j opponent,
+#: Named parameters (see :func:`positional`): :k turn total, :i score, :j opponent (< :goal),
 #: :goal, :rules, :dice, :triple, :roll.  A continuation state missing from
 #: ten_thousand_duel banks: below the goal its value is 1 - the opponent's turn-start value,
 #: at or above it 1 - the opponent's chance to exceed in the last turn (0 past the stored needs).
@@ -38,6 +41,62 @@ LEFT JOIN ten_thousand_exceed e
   ON e.rules = :rules AND e.policy = 'optimal' AND e.need = :i + :k + kp.points - :j + 50
  AND e.dice = 6 AND e.triple = 0
 WHERE kp.rules = :rules AND kp.dice = :dice AND kp.triple = :triple AND kp.roll = :roll
+"""
+
+#: Value of every keep of a roll in the LAST turn (the opponent has banked :j >= goal; the
+#: player to move must end above it).  :need = :j - :i - :k + 50 is what the turn must still
+#: gain before this roll.  A keep that gets ahead banks and wins (1); otherwise the player
+#: rolls on, winning with the stored chance to still gain the rest (0 past the stored needs).
+LAST_TURN_SQL = """
+SELECT kp.keep, kp.points, kp.dice_used, kp.dice_after, kp.triple_after, kp.hot_dice, kp.dominated,
+       CASE WHEN kp.points >= :need THEN 1.0 ELSE COALESCE(e.p_exceed, 0) END AS value,
+       CASE WHEN kp.points >= :need THEN 'bank' ELSE 'roll' END AS then_action
+FROM ten_thousand_keeps kp
+LEFT JOIN ten_thousand_exceed e
+  ON e.rules = :rules AND e.policy = 'optimal' AND e.need = :need - kp.points
+ AND e.dice = kp.dice_after AND e.triple = kp.triple_after
+WHERE kp.rules = :rules AND kp.dice = :dice AND kp.triple = :triple AND kp.roll = :roll
+"""
+
+#: Win probability of BANKING at a two-player state (:i score, :j opponent, both < :goal,
+#: :k > 0 turn total): below the goal the opponent starts a normal turn at (:j, :i + :k);
+#: at or above it the opponent gets the last turn and must gain :i + :k - :j + 50 or more.
+BANK_VALUE_SQL = """
+SELECT CASE WHEN :i + :k < :goal
+       THEN 1 - (SELECT w.p_win FROM ten_thousand_duel w
+                 WHERE w.rules = :rules AND w.goal = :goal AND w.score = :j AND w.opponent = :i + :k
+                   AND w.turn_total = 0 AND w.dice = 6 AND w.triple = 0)
+       ELSE 1 - COALESCE((SELECT e.p_exceed FROM ten_thousand_exceed e
+                          WHERE e.rules = :rules AND e.policy = 'optimal' AND e.need = :i + :k - :j + 50
+                            AND e.dice = 6 AND e.triple = 0), 0) END AS bank_value
+"""
+
+#: Win probability of ROLLING at any two-player pre-roll state (then playing optimally), by
+#: one-step lookahead over every roll of (:dice, :triple): the best keep's value per roll (as in
+#: DUEL_LOOKAHEAD_SQL), weighted by the roll's probability; a farkle is worth :farkle =
+#: 1 - the opponent's turn-start value at (:j, :i).  This is how `state` values a bank state's roll.
+ROLL_VALUE_SQL = """
+WITH kv AS (
+  SELECT kp.roll,
+         MAX(CASE WHEN d.p_win IS NOT NULL THEN d.p_win
+                  WHEN :i + :k + kp.points < :goal THEN 1 - w.p_win
+                  ELSE 1 - COALESCE(e.p_exceed, 0) END) AS best
+  FROM ten_thousand_keeps kp
+  LEFT JOIN ten_thousand_duel d
+    ON d.rules = :rules AND d.goal = :goal AND d.score = :i AND d.opponent = :j
+   AND d.turn_total = :k + kp.points AND d.dice = kp.dice_after AND d.triple = kp.triple_after
+  LEFT JOIN ten_thousand_duel w
+    ON w.rules = :rules AND w.goal = :goal AND w.score = :j AND w.opponent = :i + :k + kp.points
+   AND w.turn_total = 0 AND w.dice = 6 AND w.triple = 0
+  LEFT JOIN ten_thousand_exceed e
+    ON e.rules = :rules AND e.policy = 'optimal' AND e.need = :i + :k + kp.points - :j + 50
+   AND e.dice = 6 AND e.triple = 0
+  WHERE kp.rules = :rules AND kp.dice = :dice AND kp.triple = :triple
+  GROUP BY kp.roll
+)
+SELECT SUM(r.probability * COALESCE(kv.best, :farkle)) AS roll_value
+FROM ten_thousand_rolls r LEFT JOIN kv ON kv.roll = r.roll
+WHERE r.rules = :rules AND r.dice = :dice AND r.triple = :triple
 """
 
 #: Value of every keep of a roll in the solitaire turn by one-step lookahead.
@@ -99,22 +158,30 @@ class Best:
     score: int | None
     opponent: int | None
     goal: int | None
+    last_turn: bool  # the opponent has banked at or above the goal: this turn must exceed it
     farkle: bool
+    farkle_value: float  # value of this state when the roll is a farkle (the turn total is lost)
     actions: list[KeepAction] = field(default_factory=list)
 
     @property
     def best(self) -> KeepAction | None:
         return self.actions[0] if self.actions else None
 
+    @property
+    def value(self) -> float:
+        """Value of the roll: the best keep's, or the farkle value when nothing scores."""
+        return self.actions[0].value if self.actions else self.farkle_value
+
     def as_dict(self) -> dict:
         d = asdict(self)
         d["best"] = d["actions"][0] if d["actions"] else None
+        d["value"] = self.value
         return d
 
 
 @dataclass(frozen=True)
 class State:
-    """A two-player pre-roll state: its win probability and optimal action."""
+    """A two-player pre-roll state: its win probability, optimal action and both action values."""
 
     rules: str
     goal: int
@@ -123,15 +190,19 @@ class State:
     turn_total: int
     dice: int
     triple: int
-    p_win: float
-    action: str
-    p_bank: float | None
+    last_turn: bool  # opponent >= goal: this is the last turn, it must end above the opponent
+    p_win: float  # win probability under optimal play = max(roll_value, bank_value)
+    action: str  # 'roll' or 'bank' (ties bank)
+    roll_value: float  # win probability if rolling now, then playing optimally
+    bank_value: float | None  # win probability if banking now (None: a turn start cannot bank)
+    source: str  # where the values come from
 
 
 @dataclass(frozen=True)
 class Threshold:
     dice: int
     triple: int
+    min_turn_total: int | None
     bank_from: int | None
     last_roll: int | None
     seed004_bank_from: int | None
@@ -150,26 +221,31 @@ class Gap:
 
 def _int(value, what: str, allowed: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
-        try:
-            if isinstance(value, str) and value.strip().lstrip("-").isdigit():
-                return int(value)
-        except ValueError:
-            pass
+        if isinstance(value, str) and value.strip().lstrip("-").isdigit():
+            return int(value)
         raise BadInput(f"{what} must be an integer ({allowed}), got {value!r}")
     return value
 
 
-def _points(value, what: str) -> int:
-    v = _int(value, what, "a multiple of 50, >= 0")
-    if v < 0 or v % UNIT:
-        raise BadInput(f"{what} must be a multiple of 50 and >= 0, got {v}")
+def _points(value, what: str, hi: int = MAX_POINTS, why: str = "") -> int:
+    """A multiple of 50 from 0 to ``hi``; ``why`` explains the upper end."""
+    allowed = f"a multiple of 50 from 0 to {hi}{why}"
+    v = _int(value, what, allowed)
+    if v < 0 or v > hi or v % UNIT:
+        raise BadInput(f"{what} must be {allowed}, got {v}")
     return v
+
+
+def _class_name(n: int, t: int) -> str:
+    dice = "1 die" if n == 1 else f"{n} dice"
+    return f"{dice} with a standing triple of {t}s" if t else dice
 
 
 class Queries:
     def __init__(self, db):
         self.db = db
         self._rules: dict[str, dict] | None = None
+        self._classes: dict[str, dict] = {}
 
     # -- rule sets -------------------------------------------------------
     def rule_sets(self) -> dict[str, dict]:
@@ -195,6 +271,20 @@ class Queries:
             raise BadInput(f"unknown rule set {rules!r}; built: {', '.join(built)}")
         return built[rules]
 
+    def classes(self, rules: str) -> dict[tuple[int, int], tuple[float, int | None]]:
+        """(dice, triple) -> (farkle chance, smallest turn total reaching it) for a built rule set."""
+        if rules not in self._classes:
+            try:
+                rows = self.db.fetchall(
+                    "SELECT dice, triple, p_farkle, min_turn_total FROM ten_thousand_classes WHERE rules = ?", (rules,)
+                )
+            except Exception:  # a database built before the table existed (DuckDB and SQLite differ)
+                raise NotInDatabase(
+                    "this database has no ten_thousand_classes table; rebuild it: dicebase build ten-thousand --force"
+                ) from None
+            self._classes[rules] = {(int(n), int(t)): (float(p), None if m is None else int(m)) for n, t, p, m in rows}
+        return self._classes[rules]
+
     def _triple(self, rule: dict, dice: int, triple) -> int:
         t = _int(triple, "--triple", "0 = none, or a face 1-6")
         if not 0 <= t <= 6:
@@ -204,6 +294,26 @@ class Queries:
         if t and dice > 3:
             raise BadInput(f"a standing triple leaves at most 3 dice to roll, got {dice} dice")
         return t
+
+    def _check_turn(self, rule: dict, n: int, t: int, k: int) -> None:
+        """The turn total must be reachable with n dice left and standing triple t."""
+        if k == 0:
+            if n != rule["dice"] or t:
+                raise BadInput(
+                    f"a turn total of 0 is a turn start: all {rule['dice']} dice are rolled and no triple "
+                    f"stands, got {_class_name(n, t)}"
+                )
+            return
+        low = self.classes(rule["name"]).get((n, t), (None, None))[1]
+        if low is not None and k < low:
+            what = "6 dice again (after hot dice)" if (n, t) == (rule["dice"], 0) else _class_name(n, t)
+            raise BadInput(f"a turn reaches {what} only with a turn total of at least {low}, got {k}")
+
+    def _scores(self, rules: str, score, opponent) -> tuple[int, int, int]:
+        goal = self.goal(rules)
+        i = _points(score, "--score", goal - UNIT, f" (the player to move is below the goal {goal})")
+        j = _points(opponent, "--opponent", MAX_POINTS, f" (at or above the goal {goal}: your last turn)")
+        return goal, i, j
 
     # -- (a) -----------------------------------------------------------
     def odds(self, dice, triple=0, rules: str = "ten-thousand") -> list[OddsRow]:
@@ -222,7 +332,11 @@ class Queries:
     # -- (c), (d) ----------------------------------------------------------
     def best(self, dice, turn_total=0, triple=0, score=None, opponent=None,
              rules: str = "ten-thousand") -> Best:
-        """Every legal keep of the roll ``dice``, best first."""
+        """Every legal keep of the roll ``dice``, best first.
+
+        Without scores: expected banked points of the solitaire turn.  With ``score`` and
+        ``opponent``: the two-player win probability; an opponent at or above the goal means
+        this is the last turn, and every keep is valued by the chance to end above it."""
         rule = self._rule(rules)
         faces = [_int(f, "a die", "a face 1-6") for f in dice]
         if not 1 <= len(faces) <= rule["dice"]:
@@ -233,31 +347,32 @@ class Queries:
         n = len(faces)
         t = self._triple(rule, n, triple)
         k = _points(turn_total, "--turn-total")
-        if t and k < rule["triple_values"][t - 1]:
-            raise BadInput(f"a standing triple of {t}s means a turn total of at least {rule['triple_values'][t - 1]}, got {k}")
-        if k == 0 and n < rule["dice"]:
-            raise BadInput(f"with a turn total of 0 all {rule['dice']} dice are rolled (turn start), got {n} dice")
+        self._check_turn(rule, n, t, k)
         roll = "".join(str(f) for f in sorted(faces))
         if (score is None) != (opponent is None):
             raise BadInput("give both --score and --opponent (two-player game) or neither (solitaire turn)")
+        last = False
         if score is None:
             rows = self.db.fetchall(*positional(SOLITAIRE_LOOKAHEAD_SQL, dict(k=k, rules=rules, dice=n, triple=t, roll=roll)))
-            objective, goal = EXPECTED, None
+            objective, goal, farkle_value = EXPECTED, None, 0.0
         else:
-            i = _points(score, "--score")
-            j = _points(opponent, "--opponent")
-            goal = self.goal(rules)
-            if i >= goal or j >= goal:
-                raise BadInput(f"--score and --opponent must be below the goal {goal} (a score at the goal ends the game)")
-            rows = self.db.fetchall(*positional(DUEL_LOOKAHEAD_SQL, dict(
-                k=k, i=i, j=j, goal=goal, rules=rules, dice=n, triple=t, roll=roll)))
+            goal, i, j = self._scores(rules, score, opponent)
             objective = WIN
+            if j >= goal:  # the last turn: end above the opponent or lose
+                last, farkle_value = True, 0.0
+                rows = self.db.fetchall(*positional(LAST_TURN_SQL, dict(
+                    need=j - i - k + UNIT, rules=rules, dice=n, triple=t, roll=roll)))
+            else:
+                farkle_value = 1.0 - self._turn_start(rules, goal, j, i)
+                rows = self.db.fetchall(*positional(DUEL_LOOKAHEAD_SQL, dict(
+                    k=k, i=i, j=j, goal=goal, rules=rules, dice=n, triple=t, roll=roll)))
         actions = [
             KeepAction([int(c) for c in keep], int(p), int(da), int(ta), bool(hd), bool(dom), float(v), then)
             for keep, p, _used, da, ta, hd, dom, v, then in rows
         ]
         actions.sort(key=lambda a: (-a.value, -a.points, -len(a.keep)))
-        return Best(objective, rules, sorted(faces), k, t, score, opponent, goal, not actions, actions)
+        return Best(objective, rules, sorted(faces), k, t, score, opponent, goal, last, not actions,
+                    float(farkle_value), actions)
 
     def goal(self, rules: str) -> int:
         row = self.db.fetchone("SELECT MAX(goal) FROM ten_thousand_policy_duel WHERE rules = ?", (rules,))
@@ -268,53 +383,85 @@ class Queries:
             )
         return int(row[0])
 
+    def _turn_start(self, rules: str, goal: int, i: int, j: int) -> float:
+        """W(i, j): win probability of the player about to start a turn with score i against j."""
+        (w,) = self.db.fetchone(
+            "SELECT p_win FROM ten_thousand_duel WHERE rules = ? AND goal = ? AND score = ? AND opponent = ? "
+            "AND turn_total = 0 AND dice = 6 AND triple = 0",
+            (rules, goal, i, j),
+        )
+        return float(w)
+
     def state(self, score, opponent, turn_total, dice=6, triple=0, rules: str = "ten-thousand") -> State:
-        """Win probability and optimal action of a two-player pre-roll state."""
+        """Win probability, optimal action and both action values of ANY two-player pre-roll state.
+
+        Stored roll states are read from ten_thousand_duel; bank states (not stored) get the bank
+        value from :data:`BANK_VALUE_SQL` and the roll value by one-step lookahead
+        (:data:`ROLL_VALUE_SQL`); last-turn states (opponent >= goal) from ten_thousand_exceed."""
         rule = self._rule(rules)
-        i, j, k = _points(score, "--score"), _points(opponent, "--opponent"), _points(turn_total, "--turn-total")
+        k = _points(turn_total, "--turn-total")
         n = _int(dice, "--dice", "1-6")
         if not 1 <= n <= rule["dice"]:
             raise BadInput(f"--dice must be 1-{rule['dice']}, got {n}")
         t = self._triple(rule, n, triple)
-        goal = self.goal(rules)
-        if i >= goal or j >= goal:
-            raise BadInput(f"--score and --opponent must be below the goal {goal}")
-        if k == 0 and (n, t) != (rule["dice"], 0):
-            raise BadInput("a turn total of 0 is a turn start: six dice, no triple")
+        self._check_turn(rule, n, t, k)
+        goal, i, j = self._scores(rules, score, opponent)
+        key = (rules, goal, i, j, k, n, t)
+        if j >= goal:
+            need = j - i - k + UNIT
+            if need <= 0:  # already ahead: bank and win; rolling risks only the farkle
+                return State(*key, True, 1.0, "bank", 1.0 - self.classes(rules)[(n, t)][0], 1.0,
+                             "last turn, already ahead: banking wins; rolling wins unless it farkles "
+                             "(ten_thousand_classes.p_farkle)")
+            row = self.db.fetchone(
+                "SELECT p_exceed FROM ten_thousand_exceed WHERE rules = ? AND policy = 'optimal' AND need = ? "
+                "AND dice = ? AND triple = ?",
+                (rules, need, n, t),
+            )
+            p = float(row[0]) if row else 0.0
+            return State(*key, True, p, "roll", p, 0.0 if k > 0 else None,
+                         f"last turn: ten_thousand_exceed (need = opponent - score - turn_total + 50 = {need})"
+                         + ("" if row else "; past the stored needs, taken as 0"))
+        can_bank = k > 0 and (i > 0 or k >= rule["opening_minimum"])
+        bank = None
+        if can_bank:
+            (bank,) = self.db.fetchone(*positional(BANK_VALUE_SQL, dict(i=i, j=j, k=k, goal=goal, rules=rules)))
+            bank = float(bank)
         row = self.db.fetchone(
             "SELECT p_win FROM ten_thousand_duel WHERE rules = ? AND goal = ? AND score = ? AND opponent = ? "
             "AND turn_total = ? AND dice = ? AND triple = ?",
-            (rules, goal, i, j, k, n, t),
+            key,
         )
-        p_bank = self._bank_value(rules, goal, i, j, k) if k > 0 else None
         if row is not None:
-            return State(rules, goal, i, j, k, n, t, float(row[0]), "roll", p_bank)
-        return State(rules, goal, i, j, k, n, t, float(p_bank), "bank", p_bank)
-
-    def _bank_value(self, rules, goal, i, j, k) -> float:
-        if i + k < goal:
-            (w,) = self.db.fetchone(
-                "SELECT p_win FROM ten_thousand_duel WHERE rules = ? AND goal = ? AND score = ? AND opponent = ? "
-                "AND turn_total = 0 AND dice = 6 AND triple = 0",
-                (rules, goal, j, i + k),
-            )
-            return 1.0 - float(w)
-        row = self.db.fetchone(
-            "SELECT p_exceed FROM ten_thousand_exceed WHERE rules = ? AND policy = 'optimal' AND need = ? "
-            "AND dice = 6 AND triple = 0",
-            (rules, i + k - j + UNIT),
-        )
-        return 1.0 - (float(row[0]) if row else 0.0)
+            p = float(row[0])
+            return State(*key, False, p, "roll", p, bank, "stored roll state (ten_thousand_duel); bank value "
+                         "from BANK_VALUE_SQL" if can_bank else "stored roll state (ten_thousand_duel)")
+        if bank is None:
+            raise NotInDatabase(f"state {key} should be a stored roll state but is missing; rebuild: "
+                                "dicebase build ten-thousand --force")
+        farkle = 1.0 - self._turn_start(rules, goal, j, i)
+        (roll_value,) = self.db.fetchone(*positional(ROLL_VALUE_SQL, dict(
+            i=i, j=j, k=k, goal=goal, rules=rules, dice=n, triple=t, farkle=farkle)))
+        return State(*key, False, bank, "bank", float(roll_value), bank,
+                     "bank state (not stored: banking is optimal): bank value from BANK_VALUE_SQL, roll value "
+                     "by one-step lookahead over every roll (ROLL_VALUE_SQL)")
 
     def thresholds(self, rules: str = "ten-thousand") -> list[Threshold]:
+        """Per (dice, triple): smallest reachable turn total, optimal bank threshold, seed 004's."""
         self._rule(rules)
         rows = self.db.fetchall(
-            "SELECT t.dice, t.triple, t.bank_from, t.last_roll, h.bank_from FROM ten_thousand_thresholds t "
-            "LEFT JOIN ten_thousand_seed004_rule h ON h.rules = t.rules AND h.dice = t.dice AND h.triple = t.triple "
+            "SELECT t.dice, t.triple, t.min_turn_total, t.bank_from, t.last_roll, h.bank_from "
+            "FROM ten_thousand_thresholds t LEFT JOIN ten_thousand_seed004_rule h "
+            "ON h.rules = t.rules AND h.dice = t.dice AND h.triple = t.triple "
             "WHERE t.rules = ? ORDER BY t.triple, t.dice DESC",
             (rules,),
         )
-        return [Threshold(int(n), int(t), b, lr, h) for n, t, b, lr, h in rows]
+        out = []
+        for n, t, low, b, lr, h in rows:
+            # seed 004's rule as played: the first reachable total at which it banks
+            h = None if h is None else max(int(h), int(low)) if low is not None else int(h)
+            out.append(Threshold(int(n), int(t), low, b, lr, h))
+        return out
 
     def gaps(self) -> list[Gap]:
         self.db.require_game("ten_thousand")
@@ -330,9 +477,11 @@ class Queries:
 BENCH_LOOKUPS = [
     ("ten-thousand best (solitaire)", lambda db: db.ten_thousand.best([1, 1, 5, 2, 3, 4], turn_total=0)),
     ("ten-thousand best (two-player)", lambda db: db.ten_thousand.best([1, 5, 5], turn_total=600, score=9000, opponent=9500)),
+    ("ten-thousand state (bank state, lookahead)", lambda db: db.ten_thousand.state(9000, 9500, 1500, 3)),
     ("ten-thousand odds", lambda db: db.ten_thousand.odds(3, triple=2)),
 ]
 BENCH_CLI = [
     ["ten-thousand", "best", "1", "5", "5", "--turn-total", "600", "--score", "9000", "--opponent", "9500", "--json"],
+    ["ten-thousand", "state", "--score", "9000", "--opponent", "9500", "--turn-total", "1500", "--dice", "3", "--json"],
     ["ten-thousand", "odds", "--dice", "6", "--json"],
 ]

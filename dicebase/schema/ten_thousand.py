@@ -89,9 +89,30 @@ ten_thousand_keeps = table(
         "dominated",
         Boolean,
         "true when another keep of the roll reaches the same (dice_after, triple_after) with at least "
-        "as many points (more, or equal and ranked first); the solvers skip dominated keeps",
+        "as many points (more, or equal and ranked first); the solitaire solver and the last-turn table "
+        "skip them (their values never fall with the turn total), the two-player solver does not (banking "
+        "at the goal hands the opponent a last turn, so fewer points can be better)",
     ),
     _val("max_dice", Boolean, "true for the keep seed 004's heuristic takes: most dice, then most points"),
+)
+
+ten_thousand_classes = table(
+    "ten_thousand_classes",
+    GAME,
+    "Every pre-roll class (dice left, standing triple) of a rule set: its farkle chance and the "
+    "smallest turn total with which a turn can reach it (states below it are unreachable).",
+    _key("rules", String, RULES),
+    _key("dice", SmallInteger, DICE),
+    _key("triple", SmallInteger, TRIPLE),
+    _val("p_farkle", Double, "probability that a roll of these dice scores nothing, 0-1"),
+    _val(
+        "min_turn_total",
+        Integer,
+        "smallest positive turn total with which a turn reaches this class (shortest path over every legal "
+        "keep from the turn start: 250 for one die, 1000 + 2 x 50 for one die with a standing triple of 1s, "
+        "300 for six dice after hot dice), points",
+        nullable=True,
+    ),
 )
 
 ten_thousand_solitaire = table(
@@ -206,23 +227,34 @@ ten_thousand_policy_duel = table(
 
 # ------------------------------------------------------------------- views
 _s = ten_thousand_solitaire.c
+_c = ten_thousand_classes.c
 ten_thousand_thresholds = View(
     "ten_thousand_thresholds",
     GAME,
-    "Objective (c), seed 004's decision tree: per (dice, triple) the smallest turn total at which "
-    "the optimal solitaire turn banks (it rolls below it).",
+    "Objective (c), seed 004's decision tree: per (dice, triple) the smallest reachable turn total at "
+    "which the optimal solitaire turn banks (it rolls below it); turn totals below the class's "
+    "min_turn_total cannot occur and are left out.",
     select(
         _s.rules,
         _s.dice,
         _s.triple,
+        func.min(_c.min_turn_total).label("min_turn_total"),
         func.min(case((_s.action == "bank", _s.turn_total), else_=None)).label("bank_from"),
         func.max(case((_s.action == "roll", _s.turn_total), else_=None)).label("last_roll"),
     )
-    .where(_s.turn_total > 0)
+    .select_from(
+        ten_thousand_solitaire.join(
+            ten_thousand_classes, (_c.rules == _s.rules) & (_c.dice == _s.dice) & (_c.triple == _s.triple)
+        )
+    )
+    .where((_s.turn_total > 0) & (_s.turn_total >= _c.min_turn_total))
     .group_by(_s.rules, _s.dice, _s.triple),
     {
-        "bank_from": "smallest positive turn total at which banking is optimal, points",
-        "last_roll": "largest turn total at which rolling is optimal, points (= bank_from - 50: one threshold)",
+        "min_turn_total": "smallest turn total with which a turn reaches this (dice, triple), points",
+        "bank_from": "smallest reachable turn total at which banking is optimal, points (equal to "
+        "min_turn_total when the class banks whenever it occurs)",
+        "last_roll": "largest reachable turn total at which rolling is optimal, points (= bank_from - 50: one "
+        "threshold; NULL when the class always banks)",
     },
 )
 

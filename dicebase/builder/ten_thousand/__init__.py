@@ -46,7 +46,7 @@ def _check_options(options: dict) -> tuple[list[RuleSet], list[RuleSet], int]:
 
 def build(ctx, options: dict) -> None:
     from . import heuristic, odds, solitaire, twoplayer
-    from .scoring import turn_states
+    from .scoring import min_turn_totals, transitions, turn_states
 
     rule_sets, duel_sets, goal = _check_options(options)
     for rs in rule_sets:
@@ -100,6 +100,13 @@ def build(ctx, options: dict) -> None:
         with ctx.step(f"{name}: write tables (a)-(c), (e)"):
             for tname, cols in tables.items():
                 ctx.write(tname, cols)
+            ctx.write("ten_thousand_classes", {
+                "rules": np.full(len(states), name, dtype=object),
+                "dice": dice_of,
+                "triple": triple_of,
+                "p_farkle": np.array([tr.p_farkle for tr in transitions(rs)]),
+                "min_turn_total": np.array(min_turn_totals(rs), dtype=object),
+            })
             K1 = sol.bound + 1
             kk, ss = np.divmod(np.arange(K1 * len(states)), len(states))
             action = np.where(sol.roll[:K1].ravel(), "roll", "bank").astype(object)

@@ -259,3 +259,31 @@ def transitions(rules: RuleSet, prune: bool = True) -> tuple[Transitions, ...]:
             )
         )
     return tuple(out)
+
+
+def min_turn_totals(rules: RuleSet) -> list[int | None]:
+    """Per pre-roll class (order of :func:`turn_states`): the smallest positive turn total
+    (points) with which the class can be reached in a turn (None = unreachable).
+
+    Shortest paths from the turn start (six dice, turn total 0) over every legal keep:
+    e.g. one die left needs five scored dice (250 with ten-thousand rules), a standing
+    triple of 1s with one die left 1000 + 2 x 50, six dice again after hot dice 300.
+    """
+    states = turn_states(rules)
+    index = {s: i for i, s in enumerate(states)}
+    S = len(states)
+    edge = np.full((S, S), np.iinfo(np.int64).max // 4, dtype=np.int64)  # cheapest keep s -> s'
+    for s, (n, t) in enumerate(states):
+        table = rolls(n)
+        for r in range(len(table)):
+            for k in legal_keeps(rules, tuple(int(c) for c in table.counts[r]), n, t):
+                s2 = index[(k.n_after, k.t_after)]
+                edge[s, s2] = min(edge[s, s2], k.points)
+    inf = np.iinfo(np.int64).max // 4
+    dist = edge[index[(rules.dice, 0)]].copy()  # after the first scoring roll
+    for _ in range(S):
+        new = np.minimum(dist, (dist[:, None] + edge).min(axis=0))
+        if np.array_equal(new, dist):
+            break
+        dist = new
+    return [int(d) if d < inf else None for d in dist]
