@@ -42,6 +42,19 @@ def machine() -> str:
     return f"{cpu}, {os.cpu_count()} cores{mem}, Python {platform.python_version()}, {platform.system()}"
 
 
+def _shown_args(argv: list[str]) -> list[str]:
+    """The command-line arguments as shown in the report (the --note text is printed on its own)."""
+    shown, skip = [], False
+    for arg in argv:
+        if skip:
+            skip = False
+        elif arg == "--note":
+            skip = True
+        elif not arg.startswith("--note="):
+            shown.append(arg)
+    return shown
+
+
 def percentiles(samples: list[float]) -> tuple[float, float]:
     ordered = sorted(samples)
     p50 = statistics.median(ordered)
@@ -110,7 +123,7 @@ def main() -> None:
         "# Benchmarks",
         "",
         f"Measured {date.today().isoformat()} on {machine()}, dicebase {dicebase.__version__}, "
-        f"by `python benchmarks/run.py {' '.join(sys.argv[1:])}`.".replace(" `", " `").rstrip(),
+        f"by `python benchmarks/run.py {' '.join(_shown_args(sys.argv[1:]))}`.",
         "",
         "## Build",
         "",
