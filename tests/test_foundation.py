@@ -455,3 +455,17 @@ def test_cli_lookups_import_neither_sqlalchemy_nor_the_solvers(toy, tmp_path):
     ) % str(path)
     result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert result.stdout.strip().splitlines()[-1] == "[]"
+
+
+@pytest.mark.parametrize("bad", [True, 2.0, 2.5, "2", None, [2]])
+def test_one_whole_number_rule_for_every_game(bad):
+    """The read API of every game takes ints (and numpy ints), never bools, floats or strings."""
+    import numpy as np
+
+    from dicebase.query.base import whole_number
+
+    assert whole_number(np.int16(3), "x") == 3 and whole_number(7, "x") == 7
+    with pytest.raises(BadInput, match="x must be a whole number"):
+        whole_number(bad, "x")
+    with pytest.raises(BadInput):
+        whole_number(np.bool_(True), "x")

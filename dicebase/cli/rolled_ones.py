@@ -29,7 +29,7 @@ def _state_options(func):
             ("--ones", "Rolled 1s set aside this turn, below the variant's ones_limit (which ends the turn).  [o]"),
         ]
     ):
-        func = click.option(flag, required=True, metavar="N", help=text)(func)
+        func = click.option(flag, required=True, type=int, metavar="N", help=text)(func)
     return func
 
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 
-from dicebase.query.base import BadInput, NotInDatabase
+from dicebase.query.base import BadInput, NotInDatabase, whole_number
 
 #: Seed 002's human-playable policies, in algorithm order (rolled_ones_states column prefixes).
 POLICY_NAMES = ("roll_4_or_5_dice", "fixed_hold_at", "simple_ones_cases", "keep_pace_end_race")
@@ -425,17 +425,7 @@ class Queries:
 
 
 def _whole(value, name: str) -> int:
-    """An int from an int, an integral float or a decimal string; BadInput otherwise."""
-    if isinstance(value, bool):
-        raise BadInput(f"{name} must be a whole number, got {value!r}")
-    if isinstance(value, int):
-        return value
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    try:
-        return int(str(value).strip())
-    except ValueError:
-        raise BadInput(f"{name} must be a whole number, got {value!r}") from None
+    return whole_number(value, name)
 
 
 def _examples(v: Variant, o: int) -> str:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from dataclasses import asdict, dataclass, field
 
-from dicebase.query.base import BadInput, NotInDatabase
+from dicebase.query.base import BadInput, NotInDatabase, whole_number
 
 UNIT = 50
 #: Largest turn total, score or opponent score a lookup accepts, points.  Far beyond any real
@@ -220,11 +220,7 @@ class Gap:
 
 
 def _int(value, what: str, allowed: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        if isinstance(value, str) and value.strip().lstrip("-").isdigit():
-            return int(value)
-        raise BadInput(f"{what} must be an integer ({allowed}), got {value!r}")
-    return value
+    return whole_number(value, what, allowed)
 
 
 def _points(value, what: str, hi: int = MAX_POINTS, why: str = "") -> int:

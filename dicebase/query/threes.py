@@ -10,14 +10,13 @@ within 1e-12 of the best).
 from __future__ import annotations
 
 import json
-import numbers
 import reprlib
 import shlex
 from collections.abc import Iterable, Mapping, Set
 from dataclasses import dataclass
 from functools import cached_property
 
-from dicebase.query.base import BadInput, NotInDatabase
+from dicebase.query.base import BadInput, NotInDatabase, _is_boolean, is_whole_number
 
 TIE_RULES = ("shared", "strict")
 TOL = 1e-12  # must equal dicebase.builder.threes.TOL
@@ -38,14 +37,8 @@ def _show(value) -> str:
     return _short.repr(value)
 
 
-def _is_int(value) -> bool:
-    """A whole number: int or numpy integer, but not bool (True is not a count of players)."""
-    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
-
-
-def _is_bool(value) -> bool:
-    kind = type(value)
-    return isinstance(value, bool) or (kind.__module__ == "numpy" and kind.__name__ in ("bool", "bool_"))
+_is_int = is_whole_number
+_is_bool = _is_boolean
 
 
 EXPECTED = "expected_final_score"
