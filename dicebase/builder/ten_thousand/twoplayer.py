@@ -99,7 +99,7 @@ def max_dice_flat(rules: RuleSet) -> Flat:
 def _kernels():
     """Compile the numba kernels (imported here so importing this module stays light;
     why numba and not numpy: the measurement is in docs/ten_thousand.md)."""
-    from numba import njit
+    from numba import njit, prange
 
     @njit(cache=True, fastmath=False)
     def eval_turn(i, j, G, om, F, kmax, W, pexd, sg, gp, go, op, ost, pf, VA, VB, ROLL, buf):
@@ -182,106 +182,145 @@ def _kernels():
         return -1
 
     @njit(cache=True)
+    def solve_pair(i, j, G, om, W, pexd, pf_min, sg, gp, go, op, ost, pf, kcap, tol,
+                   out_val, out_roll, out_kmax, i0, pair_stats, bound_scale,
+                   VA1, VB1, VA2, VB2, R1, R2, buf):
+        """Solve the 2-cycle (i, j), (j, i) (i <= j); write W and both pairs' tables.
+
+        Returns 0 or an error code (:data:`PAIR_ERRORS`): the caller runs in a ``prange``
+        body, which must not raise.
+        pair_stats: [evaluations, max slack used, bound retries] of this pair.
+        """
+        S = sg.shape[0] - 1
+        # initial guesses from the solved sum above
+        if j + 1 < G:
+            X = W[i, j + 1]
+        elif i + 1 < G:
+            X = W[i + 1, j]
+        else:
+            X = 0.5
+        if i + 1 < G:
+            Y = W[j, i + 1]
+        elif j + 1 < G:
+            Y = W[j + 1, i]
+        else:
+            Y = 0.5
+        if i == j:
+            Y = X
+        scale = bound_scale
+        k1 = 0
+        k2 = 0
+        settled = False
+        attempt = 0
+        while attempt < 40 and not settled:
+            attempt += 1
+            d1 = first_safe_d(pexd, pf_min * Y * scale)
+            d2 = first_safe_d(pexd, pf_min * X * scale)
+            if d1 < 0 or d2 < 0:
+                return 1
+            k1 = max(G - i - 1, d1 + j - i - 1)
+            k2 = max(G - j - 1, d2 + i - j - 1)
+            if k1 > kcap or k2 > kcap:
+                return 2
+            ok = False
+            it = 0
+            while it < 60 and not ok:
+                it += 1
+                F1 = 1.0 - Y
+                F2 = 1.0 - X
+                A1, B1, lo1, hi1 = eval_turn(i, j, G, om, F1, k1, W, pexd, sg, gp, go, op, ost, pf, VA1, VB1, R1, buf)
+                pair_stats[0] += 1
+                if i == j:
+                    Xn = (A1 + B1) / (1.0 + B1)
+                    Yn = Xn
+                    lo2 = lo1
+                    hi2 = hi1
+                else:
+                    A2, B2, lo2, hi2 = eval_turn(j, i, G, om, F2, k2, W, pexd, sg, gp, go, op, ost, pf, VA2, VB2, R2, buf)
+                    pair_stats[0] += 1
+                    Xn = (A1 + B1 - B1 * A2 - B1 * B2) / (1.0 - B1 * B2)
+                    Yn = A2 + B2 * (1.0 - Xn)
+                G1 = 1.0 - Yn
+                G2 = 1.0 - Xn
+                slack = max(lo1 - G1, G1 - hi1, lo2 - G2, G2 - hi2, 0.0)
+                X = Xn
+                Y = Yn
+                if slack <= tol:
+                    if slack > pair_stats[1]:
+                        pair_stats[1] = slack
+                    ok = True
+            if not ok:
+                return 3
+            # the bound must hold for the solved values
+            if pexd[i + k1 + 1 - j] <= pf_min * Y and pexd[j + k2 + 1 - i] <= pf_min * X:
+                settled = True
+            else:
+                pair_stats[2] += 1
+                scale *= 0.1
+        if not settled:
+            return 4
+        W[i, j] = X
+        W[j, i] = Y
+        F1 = 1.0 - Y
+        F2 = 1.0 - X
+        p = i - i0
+        for k in range(k1 + 1):
+            for s in range(S):
+                out_val[p, k, s] = VA1[k, s] + VB1[k, s] * F1
+                out_roll[p, k, s] = R1[k, s]
+        out_kmax[p] = k1
+        if i != j:
+            p = j - i0
+            for k in range(k2 + 1):
+                for s in range(S):
+                    out_val[p, k, s] = VA2[k, s] + VB2[k, s] * F2
+                    out_roll[p, k, s] = R2[k, s]
+            out_kmax[p] = k2
+        return 0
+
+    @njit(cache=True, parallel=True)
     def solve_sum(ssum, G, om, W, pexd, pf_min, sg, gp, go, op, ost, pf, kcap, tol,
-                  out_val, out_roll, out_kmax, stats, bound_scale):
+                  out_val, out_roll, out_kmax, stats, bound_scale, threads):
         """Solve every pair (i, j) with i + j = ssum; write W and each pair's table.
 
         out_val/out_roll: (pairs, kcap + 1, S) scratch rows per pair (pair p = i - i0),
         out_kmax[p] = kmax(i, j).  stats: [evaluations, max slack used, bound retries].
+        The 2-cycles of a sum are independent (they read W of larger sums only): they run
+        in parallel, each thread on every T-th cycle with its own scratch, so every value
+        is computed by the same operations whatever the thread count.  Returns 0 or the
+        first failing cycle's error code (see solve_pair).
         """
         S = sg.shape[0] - 1
         maxg = 0
         for g in range(go.shape[0] - 1):
             if go[g + 1] - go[g] > maxg:
                 maxg = go[g + 1] - go[g]
-        buf = np.empty((2, maxg))
         i0 = max(0, ssum - G + 1)
-        i1 = min(ssum, G - 1)
-        VA1 = np.empty((kcap + 1, S))
-        VB1 = np.empty((kcap + 1, S))
-        VA2 = np.empty((kcap + 1, S))
-        VB2 = np.empty((kcap + 1, S))
-        R1 = np.zeros((kcap + 1, S), dtype=np.bool_)
-        R2 = np.zeros((kcap + 1, S), dtype=np.bool_)
-        for i in range(i0, i1 + 1):
-            j = ssum - i
-            if j < i:
-                continue
-            # initial guesses from the solved sum above
-            if j + 1 < G:
-                X = W[i, j + 1]
-            elif i + 1 < G:
-                X = W[i + 1, j]
-            else:
-                X = 0.5
-            if i + 1 < G:
-                Y = W[j, i + 1]
-            elif j + 1 < G:
-                Y = W[j + 1, i]
-            else:
-                Y = 0.5
-            if i == j:
-                Y = X
-            scale = bound_scale
-            for attempt in range(40):
-                d1 = first_safe_d(pexd, pf_min * Y * scale)
-                d2 = first_safe_d(pexd, pf_min * X * scale)
-                if d1 < 0 or d2 < 0:
-                    raise ValueError("P_exceed table too short for the turn-total bound")
-                k1 = max(G - i - 1, d1 + j - i - 1)
-                k2 = max(G - j - 1, d2 + i - j - 1)
-                if k1 > kcap or k2 > kcap:
-                    raise ValueError("turn-total bound above kcap")
-                ok = False
-                for it in range(60):
-                    F1 = 1.0 - Y
-                    F2 = 1.0 - X
-                    A1, B1, lo1, hi1 = eval_turn(i, j, G, om, F1, k1, W, pexd, sg, gp, go, op, ost, pf, VA1, VB1, R1, buf)
-                    stats[0] += 1
-                    if i == j:
-                        Xn = (A1 + B1) / (1.0 + B1)
-                        Yn = Xn
-                        lo2 = lo1
-                        hi2 = hi1
-                    else:
-                        A2, B2, lo2, hi2 = eval_turn(j, i, G, om, F2, k2, W, pexd, sg, gp, go, op, ost, pf, VA2, VB2, R2, buf)
-                        stats[0] += 1
-                        Xn = (A1 + B1 - B1 * A2 - B1 * B2) / (1.0 - B1 * B2)
-                        Yn = A2 + B2 * (1.0 - Xn)
-                    G1 = 1.0 - Yn
-                    G2 = 1.0 - Xn
-                    slack = max(lo1 - G1, G1 - hi1, lo2 - G2, G2 - hi2, 0.0)
-                    X = Xn
-                    Y = Yn
-                    if slack <= tol:
-                        if slack > stats[1]:
-                            stats[1] = slack
-                        ok = True
-                        break
-                if not ok:
-                    raise ValueError("policy iteration did not settle")
-                # the bound must hold for the solved values
-                if pexd[i + k1 + 1 - j] <= pf_min * Y and pexd[j + k2 + 1 - i] <= pf_min * X:
-                    break
-                stats[2] += 1
-                scale *= 0.1
-            W[i, j] = X
-            W[j, i] = Y
-            F1 = 1.0 - Y
-            F2 = 1.0 - X
-            p = i - i0
-            for k in range(k1 + 1):
-                for s in range(S):
-                    out_val[p, k, s] = VA1[k, s] + VB1[k, s] * F1
-                    out_roll[p, k, s] = R1[k, s]
-            out_kmax[p] = k1
-            if i != j:
-                p = j - i0
-                for k in range(k2 + 1):
-                    for s in range(S):
-                        out_val[p, k, s] = VA2[k, s] + VB2[k, s] * F2
-                        out_roll[p, k, s] = R2[k, s]
-                out_kmax[p] = k2
+        n = ssum // 2 - i0 + 1  # cycles (i, ssum - i) with i <= ssum - i
+        T = min(threads, n)
+        errors = np.zeros(n, dtype=np.int64)
+        pair_stats = np.zeros((n, 3))
+        for t in prange(T):
+            VA1 = np.empty((kcap + 1, S))
+            VB1 = np.empty((kcap + 1, S))
+            VA2 = np.empty((kcap + 1, S))
+            VB2 = np.empty((kcap + 1, S))
+            R1 = np.zeros((kcap + 1, S), dtype=np.bool_)
+            R2 = np.zeros((kcap + 1, S), dtype=np.bool_)
+            buf = np.empty((2, maxg))
+            for q in range(t, n, T):
+                i = i0 + q
+                errors[q] = solve_pair(i, ssum - i, G, om, W, pexd, pf_min, sg, gp, go, op, ost, pf,
+                                       kcap, tol, out_val, out_roll, out_kmax, i0, pair_stats[q],
+                                       bound_scale, VA1, VB1, VA2, VB2, R1, R2, buf)
+        for q in range(n):  # in pair order: the same totals for any thread count
+            if errors[q] != 0:
+                return errors[q]
+            stats[0] += pair_stats[q, 0]
+            if pair_stats[q, 1] > stats[1]:
+                stats[1] = pair_stats[q, 1]
+            stats[2] += pair_stats[q, 2]
+        return 0
 
     @njit(cache=True)
     def eval_h(i, j, G, om, F, kh, hroll, Ho, pexd, hsg, hgp, hgo, hop, host, hpf, HA, HB):
@@ -357,34 +396,102 @@ def _kernels():
                     OB[k, s] = 0.0
         return OA[0, 0], OB[0, 0]
 
-    @njit(cache=True)
+    @njit(cache=True, parallel=True)
     def heuristic_sum(ssum, G, om, kh, hroll, Hh, Ho, pexd, pexh, hsg, hgp, hgo, hop, host, hpf,
-                      sg, gp, go, op, ost, pf, out_val, out_roll, out_kmax, kcap):
+                      sg, gp, go, op, ost, pf, out_val, out_roll, out_kmax, kcap, threads):
         """Seed-004 heuristic H against the fixed optimal policy O for every pair of this sum.
 
-        Needs the optimal tables of this sum (out_val/out_roll/out_kmax from solve_sum)."""
+        Needs the optimal tables of this sum (out_val/out_roll/out_kmax from solve_sum).
+        Pairs are independent (they read Hh, Ho of larger sums only) and run in parallel
+        as in solve_sum."""
         S = sg.shape[0] - 1
         i0 = max(0, ssum - G + 1)
-        i1 = min(ssum, G - 1)
-        HA = np.empty((kh + 1, S))
-        HB = np.empty((kh + 1, S))
-        OA = np.empty((kcap + 1, S))
-        OB = np.empty((kcap + 1, S))
-        for i in range(i0, i1 + 1):
-            j = ssum - i
-            # cycle h(i, j) <-> o(j, i), O uses pair (j, i)'s optimal tables
-            p = j - i0
-            A1, B1 = eval_h(i, j, G, om, 0.0, kh, hroll, Ho, pexd, hsg, hgp, hgo, hop, host, hpf, HA, HB)
-            A2, B2 = eval_o(j, i, G, 0.0, out_kmax[p], out_val[p], out_roll[p], Hh, pexd, pexh,
-                            sg, gp, go, op, ost, pf, OA, OB)
-            h = (A1 + B1 * A2) / (1.0 - B1 * B2)
-            Hh[i, j] = h
-            Ho[j, i] = A2 + B2 * h
+        n = min(ssum, G - 1) - i0 + 1
+        T = min(threads, n)
+        for t in prange(T):
+            HA = np.empty((kh + 1, S))
+            HB = np.empty((kh + 1, S))
+            OA = np.empty((kcap + 1, S))
+            OB = np.empty((kcap + 1, S))
+            for q in range(t, n, T):
+                i = i0 + q
+                j = ssum - i
+                # cycle h(i, j) <-> o(j, i), O uses pair (j, i)'s optimal tables
+                p = j - i0
+                A1, B1 = eval_h(i, j, G, om, 0.0, kh, hroll, Ho, pexd, hsg, hgp, hgo, hop, host, hpf, HA, HB)
+                A2, B2 = eval_o(j, i, G, 0.0, out_kmax[p], out_val[p], out_roll[p], Hh, pexd, pexh,
+                                sg, gp, go, op, ost, pf, OA, OB)
+                h = (A1 + B1 * A2) / (1.0 - B1 * B2)
+                Hh[i, j] = h
+                Ho[j, i] = A2 + B2 * h
 
-    return eval_turn, solve_sum, eval_h, eval_o, heuristic_sum
+    @njit(cache=True, parallel=True)
+    def collect_rows(ssum, G, out_val, out_roll, out_kmax, all_rows):
+        """The stored rows of every pair of this sum, pairs in order of i, each by (k, s):
+        (rows per pair, k, s, value, roll).  ``all_rows`` False keeps the roll states
+        except k = 0 with fewer than six dice (s > 0), which no turn reaches."""
+        S = out_val.shape[2]
+        i0 = max(0, ssum - G + 1)
+        n = min(ssum, G - 1) - i0 + 1
+        count = np.zeros(n, dtype=np.int64)
+        for p in prange(n):
+            c = 0
+            for k in range(out_kmax[p] + 1):
+                for s in range(S):
+                    if all_rows or (out_roll[p, k, s] and (k > 0 or s == 0)):
+                        c += 1
+            count[p] = c
+        start = np.zeros(n + 1, dtype=np.int64)
+        for p in range(n):
+            start[p + 1] = start[p] + count[p]
+        K = np.empty(start[n], dtype=np.int16)
+        Sx = np.empty(start[n], dtype=np.int8)
+        P = np.empty(start[n])
+        R = np.empty(start[n], dtype=np.bool_)
+        for p in prange(n):
+            r = start[p]
+            for k in range(out_kmax[p] + 1):
+                for s in range(S):
+                    if all_rows or (out_roll[p, k, s] and (k > 0 or s == 0)):
+                        K[r] = k
+                        Sx[r] = s
+                        P[r] = out_val[p, k, s]
+                        R[r] = out_roll[p, k, s]
+                        r += 1
+        return count, K, Sx, P, R
+
+    @njit(cache=True, parallel=True)
+    def place_rows(ssum, G, count, K, Sx, P, R, dest, I_, J_, K_, S_, P_, R_):
+        """Copy one sum's collected rows to their places in the (i, j)-ordered table;
+        dest[i, j] is the first row of pair (i, j) there."""
+        i0 = max(0, ssum - G + 1)
+        n = count.shape[0]
+        src = np.zeros(n + 1, dtype=np.int64)
+        for p in range(n):
+            src[p + 1] = src[p] + count[p]
+        for p in prange(n):
+            i = i0 + p
+            j = ssum - i
+            d = dest[i, j]
+            for r in range(count[p]):
+                I_[d + r] = i
+                J_[d + r] = j
+                K_[d + r] = K[src[p] + r]
+                S_[d + r] = Sx[src[p] + r]
+                P_[d + r] = P[src[p] + r]
+                R_[d + r] = R[src[p] + r]
+
+    return eval_turn, solve_sum, eval_h, eval_o, heuristic_sum, collect_rows, place_rows
 
 
 _KERNELS = None
+#: solve_pair's error codes
+PAIR_ERRORS = {
+    1: "P_exceed table too short for the turn-total bound",
+    2: "turn-total bound above kcap",
+    3: "policy iteration did not settle",
+    4: "turn-total bound still fails after 40 retries",
+}
 
 
 def kernels():
@@ -420,7 +527,10 @@ def solve(rules: RuleSet, goal_units: int, tol: float = 1e-13, progress=None,
     ``rows="roll"`` keeps the roll-optimal states (what the database stores; a turn
     total of 0 only with six dice), ``rows="all"`` every solved state (tests).
     """
-    eval_turn, solve_sum, eval_h, eval_o, heuristic_sum = kernels()
+    from numba import get_num_threads
+
+    _, solve_sum, _, _, heuristic_sum, collect_rows, place_rows = kernels()
+    threads = get_num_threads()  # dicebase build --threads sets it (numba.set_num_threads)
     fl = flatten(transitions(rules, prune=False))
     G = goal_units
     om = -(-rules.opening_minimum // rules.unit)
@@ -437,7 +547,8 @@ def solve(rules: RuleSet, goal_units: int, tol: float = 1e-13, progress=None,
     out_roll = np.empty((G, kcap + 1, S), dtype=bool)
     out_kmax = np.zeros(G, dtype=np.int64)
     kmax = np.zeros((G, G), dtype=np.int64)
-    parts = []
+    count = np.zeros((G, G), dtype=np.int64)  # stored rows per pair
+    chunks = {}  # score sum -> its rows (collect_rows), pairs by i
     sums = range(2 * G - 2, -1, -1)
     if heuristic:
         from .heuristic import roll_table
@@ -452,56 +563,41 @@ def solve(rules: RuleSet, goal_units: int, tol: float = 1e-13, progress=None,
     def run(bar):
         nonlocal t_heur
         for ssum in bar:
-            solve_sum(ssum, G, om, W, pexd, pf_min, fl.state_group, fl.group_prob,
-                      fl.group_opt, fl.opt_pts, fl.opt_state, fl.p_farkle, kcap, tol,
-                      out_val, out_roll, out_kmax, stats, bound_scale)
+            error = solve_sum(ssum, G, om, W, pexd, pf_min, fl.state_group, fl.group_prob,
+                              fl.group_opt, fl.opt_pts, fl.opt_state, fl.p_farkle, kcap, tol,
+                              out_val, out_roll, out_kmax, stats, bound_scale, threads)
+            if error:
+                raise ValueError(f"two-player solve, score sum {ssum}: {PAIR_ERRORS[error]}")
             if heuristic:
                 th = time.perf_counter()
                 heuristic_sum(ssum, G, om, kh, hroll, Hh, Ho, pexd, pexh, hfl.state_group,
                               hfl.group_prob, hfl.group_opt, hfl.opt_pts, hfl.opt_state,
                               hfl.p_farkle, fl.state_group, fl.group_prob, fl.group_opt,
                               fl.opt_pts, fl.opt_state, fl.p_farkle, out_val, out_roll,
-                              out_kmax, kcap)
+                              out_kmax, kcap, threads)
                 t_heur += time.perf_counter() - th
-            i0 = max(0, ssum - G + 1)
-            i1 = min(ssum, G - 1)
-            for i in range(i0, i1 + 1):
-                p = i - i0
-                km = int(out_kmax[p])
-                kmax[i, ssum - i] = km
-                if keep_tables:
-                    v = out_val[p, : km + 1].ravel()
-                    r = out_roll[p, : km + 1].ravel()
-                    idx = np.arange(v.size)
-                    if rows == "roll":
-                        sel = r.copy()
-                        sel[1:S] = False  # k = 0 with fewer than six dice is unreachable
-                        idx = idx[sel]
-                    parts.append((i, ssum - i, idx, v[idx], r[idx]))
+            ii = np.arange(max(0, ssum - G + 1), min(ssum, G - 1) + 1)
+            kmax[ii, ssum - ii] = out_kmax[: ii.size]
+            if keep_tables:
+                chunks[ssum] = collect_rows(ssum, G, out_val, out_roll, out_kmax, rows == "all")
+                count[ii, ssum - ii] = chunks[ssum][0]
 
     run(sums if progress is None else progress(sums, "two-player solve (score sums)", length=len(sums)))
     seconds = time.perf_counter() - t0
     if keep_tables:
-        parts.sort(key=lambda part: (part[0], part[1]))  # by (score, opponent), then k, s
-        n = sum(v.size for _, _, _, v, _ in parts)
+        # rows by (score, opponent), then k, s: pair (i, j) starts after every pair before it
+        dest = np.zeros(G * G + 1, dtype=np.int64)
+        np.cumsum(count.ravel(), out=dest[1:])
+        n = int(dest[-1])
+        dest = dest[:-1].reshape(G, G)
         I = np.empty(n, dtype=np.int16)
         J = np.empty(n, dtype=np.int16)
         K = np.empty(n, dtype=np.int16)
         Sx = np.empty(n, dtype=np.int8)
         P = np.empty(n)
         R = np.empty(n, dtype=bool)
-        pos = 0
-        for i, j, idx, v, r in parts:
-            m = v.size
-            kk, ss = np.divmod(idx, S)
-            I[pos : pos + m] = i
-            J[pos : pos + m] = j
-            K[pos : pos + m] = kk
-            Sx[pos : pos + m] = ss
-            P[pos : pos + m] = v
-            R[pos : pos + m] = r
-            pos += m
-        parts.clear()
+        for ssum in sums:
+            place_rows(ssum, G, *chunks.pop(ssum), dest, I, J, K, Sx, P, R)
     else:
         I = J = K = Sx = P = R = np.empty(0)
     return TwoPlayer(
