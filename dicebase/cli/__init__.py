@@ -75,7 +75,10 @@ def _parse_option(text: str) -> tuple[str, str, object]:
 @click.option("--quiet", "-q", is_flag=True, help="No progress display.")
 @click.option("--option", "-o", "option_texts", multiple=True, metavar="GAME.KEY=VALUE",
               help="Override a build option, e.g. ten-thousand.goal=2000 (repeatable).")
-def build(games, db_path, force, quiet, option_texts):
+@click.option("--storage-version", metavar="VERSION", default=None,
+              help="DuckDB storage format to write (default v1.1.0: every DuckDB from 1.1 on opens the file; "
+                   "'latest' for the newest).")
+def build(games, db_path, force, quiet, option_texts, storage_version):
     """Solve the named games (default: all) and write their tables.
 
     The build writes a temporary file beside the target and renames it into
@@ -88,6 +91,7 @@ def build(games, db_path, force, quiet, option_texts):
         dicebase build
         dicebase build threes --db sqlite:///db/dicebase.sqlite
         dicebase build ten-thousand -o ten-thousand.goal=2000 --db db/small.duckdb
+        dicebase build --storage-version v1.2.0
     """
     from dicebase.builder.pipeline import BuildError, build as run_build
     from dicebase.location import resolve
@@ -99,13 +103,17 @@ def build(games, db_path, force, quiet, option_texts):
         options.setdefault(game, {})[key] = value
     try:
         loc = resolve(db_path)
-        report = run_build(list(games) or None, loc, force=force, quiet=quiet, options=options)
+        report = run_build(
+            list(games) or None, loc, force=force, quiet=quiet, options=options, storage_version=storage_version
+        )
     except (BuildError, ValueError) as exc:
         raise BadInput(str(exc)) from None
     names = lambda gs: ", ".join(g.replace("_", "-") for g in gs)  # noqa: E731
     if report.built:
         size = loc.path.stat().st_size / 1e6
         click.echo(f"built {names(report.built)} into {loc.path.resolve()} ({loc.store}) in {report.seconds:.1f} s ({size:.1f} MB)")
+    elif report.storage_version:
+        click.echo(f"rewrote {loc.path.resolve()} in DuckDB storage version {report.storage_version}")
     if report.skipped:
         click.echo(f"up to date: {names(report.skipped)} (use --force to rebuild)")
 
