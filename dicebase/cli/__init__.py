@@ -213,26 +213,38 @@ def schema(table, db_path, fmt, as_json):
 
 
 @cli.command()
-@click.option("--format", "fmt", type=click.Choice(["sqlite", "duckdb", "parquet", "csv"]), required=True,
-              help="sqlite/duckdb: one database file; parquet/csv: a directory with one file per table.")
-@click.option("--out", "out", required=True, metavar="PATH", help="Output file (sqlite/duckdb) or directory (parquet/csv).")
+@click.option("--format", "fmt", type=click.Choice(["sqlite", "duckdb", "parquet", "csv", "datasette"]), required=True,
+              help="sqlite/duckdb: one database file; parquet/csv: a directory with one file per table and view; "
+                   "datasette: a directory with dicebase.sqlite and metadata.json.")
+@click.option("--out", "out", required=True, metavar="PATH",
+              help="Output file (sqlite/duckdb) or directory (parquet/csv/datasette).")
 @click.option("--force", is_flag=True, help="Replace an existing output (a file, or a directory of an earlier export).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress display.")
+@click.option("--storage-version", metavar="VERSION", default=None,
+              help="--format duckdb: DuckDB storage format (default v1.1.0, readable by DuckDB 1.1 and later; 'latest').")
 @db_option
-def export(fmt, out, force, quiet, db_path):
-    """Copy every table to another store or to Parquet/CSV files.
+def export(fmt, out, force, quiet, storage_version, db_path):
+    """Copy every table and view to another store, to Parquet/CSV files or to a Datasette site.
+
+    Views stay views in sqlite/duckdb and become files in parquet/csv. Parquet
+    files carry the descriptions in their key-value metadata; CSV comes with
+    csv-metadata.json (CSVW): every column's type and description. datasette
+    writes DIR/dicebase.sqlite and DIR/metadata.json (descriptions and canned
+    lookups); serve it with: datasette serve DIR/dicebase.sqlite -m DIR/metadata.json
 
     Example:
 
     \b
         dicebase export --format sqlite --out db/dicebase.sqlite
         dicebase export --format parquet --out db/parquet
+        dicebase export --format duckdb --out db/latest.duckdb --storage-version latest
+        dicebase export --format datasette --out db/datasette
     """
     from dicebase.builder.export import export as run_export
 
     with open_db(db_path) as db:
-        written = run_export(db, fmt, out, force=force, quiet=quiet)
-    click.echo(f"exported {len(written)} tables to {out}")
+        written = run_export(db, fmt, out, force=force, quiet=quiet, storage_version=storage_version)
+    click.echo(f"exported {len(written)} tables and views to {out}")
 
 
 def main(argv: list[str] | None = None) -> None:
