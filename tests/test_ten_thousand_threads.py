@@ -17,7 +17,7 @@ import pytest
 SOLVE = """
 import sys, numba, numpy as np
 from dicebase.builder.ten_thousand import twoplayer
-from dicebase.builder.ten_thousand.rules import TEN_THOUSAND
+from dicebase.rules.ten_thousand import TEN_THOUSAND
 numba.set_num_threads(int(sys.argv[1]))
 s = twoplayer.solve(TEN_THOUSAND, int(sys.argv[2]), rows=sys.argv[3])
 assert s.stats["threads"] == int(sys.argv[1])
