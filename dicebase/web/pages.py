@@ -20,7 +20,7 @@ from dicebase import __version__
 
 GAMES = [
     ("threes", "/threes", "Threes", "Lowest total of five dice wins; a 3 counts zero. Which dice to keep?"),
-    ("rolled_ones", "/rolled-ones", "Great Rolled Ones", "Two players race to 50; three 1s end the turn. Roll or hold?"),
+    ("rolled_ones", "/rolled-ones", "Rolled Ones", "Great Rolled Ones: two players race to 50; three 1s end the turn. Roll or hold?"),
     ("ten_thousand", "/ten-thousand", "10,000", "The Farkle family: which scoring dice to keep, and when to bank."),
 ]
 
@@ -40,7 +40,7 @@ def _number(value, digits: int = 4) -> str:
     if isinstance(value, float):
         return f"{value:.{digits}f}" if abs(value) <= 1 else f"{value:,.1f}"
     if isinstance(value, int):
-        return f"{value:,}" if abs(value) >= 10_000 else str(value)
+        return f"{value:,}"
     if isinstance(value, (list, tuple)):
         return " ".join(str(v) for v in value) or "–"
     return str(value)

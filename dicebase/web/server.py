@@ -47,5 +47,8 @@ def run(db, host: str, port: int) -> None:
     if host in ("0.0.0.0", "::"):
         click.echo("dicebase: listening on every network interface: anyone on your network can read the database")
     config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on", server_header=False)
-    uvicorn.Server(config).run(sockets=[sock])
+    try:
+        uvicorn.Server(config).run(sockets=[sock])
+    except KeyboardInterrupt:  # uvicorn has shut down cleanly and re-raises the signal it caught
+        pass
     click.echo("dicebase: stopped")
