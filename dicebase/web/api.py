@@ -125,9 +125,14 @@ class Endpoint:
         from dicebase.cli.common import serving
 
         argv = self.argv(items)
+        # The command's own context under "dicebase GROUP" (the same command path, so the same
+        # messages), without re-parsing the root and group command lines on every request.
+        parent = click.Context(cli, info_name="dicebase")
+        for name in self.cli_path[:-1]:
+            parent = click.Context(parent.command.get_command(parent, name), info_name=name, parent=parent)
         with serving(db) as documents:
-            with cli.make_context("dicebase", [*self.cli_path, *argv]) as ctx:
-                cli.invoke(ctx)
+            with self.command.make_context(self.cli_path[-1], argv, parent=parent) as ctx:
+                self.command.invoke(ctx)
         if len(documents) != 1:
             raise RuntimeError(f"{' '.join(self.cli_path)} --json produced {len(documents)} documents")
         return documents[0]
