@@ -266,7 +266,13 @@ def main() -> None:
         extra += ["", "## 10,000: two-player solve by thread count", "", result.stdout.strip()]
     if args.json_out:
         Path(args.json_out).write_text(json.dumps(figures, indent=1, sort_keys=True) + "\n")
-    Path(args.out).write_text("\n".join(lines + targets(measured) + steps_lines + table_lines + lookup_lines + extra) + "\n")
+    out = Path(args.out)
+    # the "## Web server" section is written by benchmarks/serve.py: keep it
+    previous = out.read_text() if out.exists() else ""
+    if "\n## Web server" in previous:
+        kept = previous[previous.index("\n## Web server") + 1:]
+        extra += ["", kept[: kept.find("\n## ", 1) + 1 or None].strip()]
+    out.write_text("\n".join(lines + targets(measured) + steps_lines + table_lines + lookup_lines + extra) + "\n")
     print(f"wrote {args.out}")
 
 

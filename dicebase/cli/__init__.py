@@ -268,8 +268,12 @@ def serve(db_path, host, port):
         dicebase serve --db sqlite:///db/dicebase.sqlite --port 8080
         curl 'http://127.0.0.1:8000/api/v1/threes/best?dice=4,3,1,1,2&to_beat=7&players_after=4'
     """
-    from dicebase.web.server import run
-
+    try:
+        from dicebase.web.server import run
+    except ImportError as exc:
+        missing = (exc.name or "a module").split(".")[0]
+        raise click.ClickException(f"dicebase serve needs the web extras ({missing} is missing): "
+                                   "pip install 'dicebase[serve]'") from None
     run(open_db(db_path), host, port)
 
 
