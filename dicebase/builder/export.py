@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import sqlite3
 import sys
 from pathlib import Path
 from typing import Iterator
@@ -16,7 +17,7 @@ from typing import Iterator
 import numpy as np
 
 from dicebase.builder.store import Writer
-from dicebase.query.base import BadInput
+from dicebase.query.base import BadInput, clip
 from dicebase.schema import CORE, game_tables, game_views
 
 CHUNK_ROWS = 1_000_000
@@ -76,32 +77,61 @@ def export(db, fmt: str, out: str | os.PathLike, *, force: bool = False, quiet: 
 
     Output appears only when complete: a file is renamed into place, a
     directory swapped in, so an interrupted export leaves the old output.
+    The export holds ``<out>.lock`` as a build does, and removes what an
+    interrupted export or build of the same output left behind.  Raises
+    BadInput for a bad request and WriteFailed when the output cannot be written.
     """
+    from dicebase.builder.pipeline import _write_error, remove_leftovers, target_lock
+
     if fmt not in ("sqlite", "duckdb", "parquet", "csv"):
-        raise BadInput(f"unknown export format {fmt!r}; use sqlite, duckdb, parquet or csv")
+        raise BadInput(f"unknown export format {clip(fmt)}; use sqlite, duckdb, parquet or csv")
+    if not isinstance(out, (str, os.PathLike)) or not os.fspath(out) or "\x00" in os.fspath(out):
+        raise BadInput(f"--out must be a file or directory path, got {clip(out)}")
     out_path = Path(out)
-    _check_target(db, fmt, out_path, force)
+    try:
+        _check_target(db, fmt, out_path, force)
+        out_path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise _write_error(exc, out_path) from None
     tables = _tables_in(db)
-    out_path.parent.mkdir(parents=True, exist_ok=True)
+    with target_lock(out_path, quiet=quiet):
+        remove_leftovers(out_path)
+        _export_locked(db, fmt, out_path, tables, quiet)
+    return [t.name for t in tables]
+
+
+def _export_locked(db, fmt: str, out_path: Path, tables: list, quiet: bool) -> None:
+    from dicebase.builder.pipeline import _is_engine_io_error, _write_error
+
     temp = out_path.with_name(f"{out_path.name}.tmp-{os.getpid()}")
     progress = _progress(tables, fmt, quiet)
     try:
-        if fmt in ("sqlite", "duckdb"):
-            _export_store(db, fmt, temp, progress)
-            os.replace(temp, out_path)
-        else:
-            _export_files(db, fmt, temp, progress)
-            old = out_path.with_name(f"{out_path.name}.old-{os.getpid()}")
-            if out_path.exists():
-                os.replace(out_path, old)
-            os.replace(temp, out_path)
-            shutil.rmtree(old, ignore_errors=True)
+        try:
+            if fmt in ("sqlite", "duckdb"):
+                _export_store(db, fmt, temp, progress)
+                os.replace(temp, out_path)
+            else:
+                _export_files(db, fmt, temp, progress)
+                old = out_path.with_name(f"{out_path.name}.old-{os.getpid()}")
+                if out_path.exists():
+                    os.replace(out_path, old)
+                os.replace(temp, out_path)
+                shutil.rmtree(old, ignore_errors=True)
+        except (OSError, sqlite3.Error) as exc:
+            raise _write_error(exc, out_path) from None
+        except Exception as exc:
+            if not _is_engine_io_error(exc):
+                raise
+            raise _write_error(exc, out_path) from None
     finally:
-        if temp.is_dir():
-            shutil.rmtree(temp, ignore_errors=True)
-        else:
-            temp.unlink(missing_ok=True)
-    return [t.name for t in tables]
+        try:
+            if temp.is_dir():
+                shutil.rmtree(temp, ignore_errors=True)
+            else:
+                temp.unlink(missing_ok=True)
+            temp.with_name(temp.name + ".wal").unlink(missing_ok=True)
+        except OSError:
+            pass
 
 
 def _progress(tables: list, fmt: str, quiet: bool):

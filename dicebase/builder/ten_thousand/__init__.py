@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from dicebase.query.base import clip
+
 from .rules import FARKLE, PRESETS, TEN_THOUSAND, RuleSet, get_rules  # noqa: F401
 
 GAME = "ten_thousand"
@@ -27,10 +29,13 @@ def _check_options(options: dict) -> tuple[list[RuleSet], list[RuleSet], int]:
         if isinstance(value, str):
             value = [v for v in value.split(",") if v]
         if not isinstance(value, list) or not value:
-            raise ValueError(f"ten-thousand.{key} must be a list of rule sets ({', '.join(PRESETS)}), got {value!r}")
+            raise ValueError(f"ten-thousand.{key} must be a list of rule sets ({', '.join(PRESETS)}), got {clip(value)}")
+        if not all(isinstance(v, str) for v in value):
+            raise ValueError(f"ten-thousand.{key} must be a list of rule-set names ({', '.join(PRESETS)}), "
+                             f"got {clip(value)}")
         try:
             return [get_rules(v) for v in value]
-        except (KeyError, TypeError) as exc:
+        except KeyError as exc:
             raise ValueError(f"ten-thousand.{key}: {exc.args[0]}") from None
 
     rules = names("rules")
