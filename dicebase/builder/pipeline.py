@@ -28,7 +28,12 @@ import numpy as np
 
 import dicebase
 from dicebase.builder import registry
-from dicebase.builder.store import Writer, canonical_column
+from dicebase.builder.store import (
+    DUCKDB_STORAGE_VERSION,
+    Writer,
+    canonical_column,
+    check_storage_version,
+)
 from dicebase.checksum import stored_table_checksum
 from dicebase.location import Location, resolve
 from dicebase import SCHEMA_VERSION
@@ -131,6 +136,7 @@ class BuildReport:
     built: list[str]
     skipped: list[str]
     seconds: float
+    storage_version: str | None = None  # DuckDB: the storage format the file was (re)written in; None if untouched
 
 
 def parse_options(game: str, overrides: dict[str, Any] | None) -> dict[str, Any]:
@@ -312,6 +318,8 @@ def build(
     quiet: bool = False,
     options: dict[str, dict[str, Any]] | None = None,
     wait: bool = True,
+    storage_version: str | None = None,
+    threads: int | None = None,
 ) -> BuildReport:
     """Build ``games`` (default: all) into ``target`` (default: db/dicebase.duckdb).
 
@@ -319,8 +327,12 @@ def build(
     and options are skipped unless ``force``.  Every other game already in the
     file is kept, with or without ``force``.  The build holds the target's lock
     from reading it to the final rename; ``wait=False`` fails at once with
-    BuildLocked when another build holds it.  Raises BuildError for bad
-    requests and WriteFailed when the output cannot be written; any solver
+    BuildLocked when another build holds it.  A DuckDB file is written in
+    ``storage_version``'s format (default DUCKDB_STORAGE_VERSION, readable by
+    DuckDB 1.1 and later); an existing file in another format is rewritten in
+    this one.  The solvers run on ``threads`` threads (default: every core);
+    their answers do not depend on it (docs/DESIGN.md).  Raises BuildError for
+    bad requests and WriteFailed when the output cannot be written; any solver
     error propagates after the temporary file is removed.
     """
     loc = target if isinstance(target, Location) else resolve(target)
@@ -334,6 +346,16 @@ def build(
     if stray:
         raise BuildError(f"options given for games not being built: {', '.join(sorted(stray))}")
     game_options = {g: parse_options(g, overrides.get(g)) for g in names}
+    if loc.store == "duckdb":
+        storage_version = storage_version or DUCKDB_STORAGE_VERSION
+        try:
+            check_storage_version(storage_version)
+        except ValueError as exc:
+            raise BuildError(str(exc)) from None
+    elif storage_version is not None:
+        raise BuildError("--storage-version applies to DuckDB files only, not to SQLite")
+
+    threads = _solver_threads(threads)
 
     try:
         if loc.path.is_dir():
@@ -343,10 +365,13 @@ def build(
         raise _write_error(exc, loc.path) from None
     with target_lock(loc.path, wait=wait, quiet=quiet):
         remove_leftovers(loc.path)
-        return _build_locked(loc, names, game_options, force, quiet)
+        return _build_locked(loc, names, game_options, force, quiet, storage_version, threads)
 
 
-def _build_locked(loc: Location, names: list[str], game_options: dict, force: bool, quiet: bool) -> BuildReport:
+def _build_locked(
+    loc: Location, names: list[str], game_options: dict, force: bool, quiet: bool,
+    storage_version: str | None, threads: int,
+) -> BuildReport:
     """The build proper, under the target's lock: what the file holds now is what is kept."""
     existing = _existing_games(loc, force, None if force else game_options)
     up_to_date = [
@@ -359,7 +384,8 @@ def _build_locked(loc: Location, names: list[str], game_options: dict, force: bo
         and existing[g]["intact"]
     ]
     todo = names if force else [g for g in names if g not in up_to_date]
-    if not todo:
+    convert = loc.store == "duckdb" and existing is not None and _storage_version(loc) != storage_version
+    if not todo and not convert:
         return BuildReport(loc, [], names, 0.0)
 
     temp = loc.path.with_name(f"{loc.path.name}.tmp-{os.getpid()}")
@@ -367,11 +393,18 @@ def _build_locked(loc: Location, names: list[str], game_options: dict, force: bo
     keep = [g for g in (existing or {}) if g not in todo]
     started = time.perf_counter()
     writer = None
+    import numba
+
+    threads_before = numba.get_num_threads()
+    numba.set_num_threads(threads)
     try:
         try:
-            if keep:
-                shutil.copyfile(loc.path, temp)
-            writer = Writer(temp, loc.store)
+            if loc.store == "duckdb":
+                writer = Writer(temp, loc.store, storage_version=storage_version, copy_from=loc.path if keep else None)
+            else:
+                if keep:
+                    shutil.copyfile(loc.path, temp)
+                writer = Writer(temp, loc.store)
             if keep:
                 _forget_games(writer, todo)
             else:
@@ -380,7 +413,7 @@ def _build_locked(loc: Location, names: list[str], game_options: dict, force: bo
             for game in todo:
                 _build_game(writer, game, game_options[game], quiet)
             _write_catalogue(writer, [g for g in registry.GAMES if g in set(keep) | set(todo)])
-            _write_build_info(writer, loc, time.perf_counter() - started)
+            _write_build_info(writer, loc, time.perf_counter() - started, storage_version, threads)
             writer.close()
             writer = None
             os.replace(temp, loc.path)
@@ -396,7 +429,38 @@ def _build_locked(loc: Location, names: list[str], game_options: dict, force: bo
         for leftover in (temp, temp.with_name(temp.name + ".wal")):
             with contextlib.suppress(OSError):
                 leftover.unlink(missing_ok=True)
-    return BuildReport(loc, todo, [g for g in names if g not in todo], time.perf_counter() - started)
+        numba.set_num_threads(threads_before)
+    return BuildReport(
+        loc, todo, [g for g in names if g not in todo], time.perf_counter() - started, storage_version
+    )
+
+
+def _solver_threads(threads: int | None) -> int:
+    """The solver thread count: ``threads``, or every core numba may use (NUMBA_NUM_THREADS)."""
+    import numba
+
+    most = numba.config.NUMBA_NUM_THREADS
+    if threads is None:
+        return most
+    if isinstance(threads, bool) or not isinstance(threads, int) or not 1 <= threads <= most:
+        raise BuildError(
+            f"--threads must be a whole number from 1 to {most} (this machine's cores; "
+            f"set NUMBA_NUM_THREADS for more), got {threads!r}"
+        )
+    return threads
+
+
+def _storage_version(loc: Location) -> str | None:
+    """The DuckDB storage version an existing dicebase file records (None: not recorded)."""
+    from dicebase.query import open as open_db
+    from dicebase.query.base import DicebaseError
+
+    try:
+        with open_db(loc) as db:
+            row = db.fetchone("SELECT value FROM build_info WHERE key = 'duckdb_storage_version'")
+    except DicebaseError:
+        return None
+    return row[0] if row else None
 
 
 def _is_engine_io_error(exc: BaseException) -> bool:
@@ -464,8 +528,9 @@ def column_spec(table) -> list[tuple[str, str, bool]]:
 
 
 def _write_catalogue(writer: Writer, games: list[str]) -> None:
-    """Rewrite the catalogue rows of core and ``games``; rows of games this version
-    does not know (kept from the file) stay as they were."""
+    """Rewrite the catalogue rows of core and ``games`` (rows of games this version does
+    not know, kept from the file, stay as they were); in DuckDB also COMMENT ON every
+    table, view and column."""
     table_rows, column_rows = catalogue(games)
     rewritten = [CORE, *games]
     marks = ", ".join("?" for _ in rewritten)
@@ -480,9 +545,15 @@ def _write_catalogue(writer: Writer, games: list[str]) -> None:
         ["table_name", "position", "column_name", "data_type", "is_key", "description"],
         column_rows,
     )
+    writer.describe(
+        [t for game in [CORE, *games] for t in game_tables(game)],
+        [v for game in games for v in game_views(game)],
+    )
 
 
-def _write_build_info(writer: Writer, loc: Location, seconds: float) -> None:
+def _write_build_info(
+    writer: Writer, loc: Location, seconds: float, storage_version: str | None, threads: int
+) -> None:
     import duckdb
     import sqlalchemy
 
@@ -499,7 +570,10 @@ def _write_build_info(writer: Writer, loc: Location, seconds: float) -> None:
         "duckdb_version": duckdb.__version__,
         "sqlalchemy_version": sqlalchemy.__version__,
         "machine": f"{platform.machine()} {os.cpu_count()} cores",
+        "threads": str(threads),  # solver threads of the last build (answers do not depend on it)
     }
+    if loc.store == "duckdb":
+        facts["duckdb_storage_version"] = storage_version
     writer.execute("DELETE FROM build_info")
     writer.insert_rows("build_info", ["key", "value"], sorted(facts.items()))
 

@@ -258,7 +258,7 @@ class Queries:
         text_choice(rules, "rules")
         built = self.rule_sets()
         if rules not in built:
-            from dicebase.builder.ten_thousand.rules import PRESETS
+            from dicebase.rules.ten_thousand import PRESETS
 
             if rules in PRESETS:
                 raise NotInDatabase(
