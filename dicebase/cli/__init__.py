@@ -300,6 +300,63 @@ def export(fmt, out, force, quiet, storage_version, db_path):
     click.echo(f"exported {len(written)} tables and views to {out}")
 
 
+@cli.command()
+@db_option
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="Address to listen on; 0.0.0.0 shares the advisor with every device on your network.")
+@click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535),
+              help="TCP port (0: any free port, printed at start).")
+def serve(db_path, host, port):
+    """Serve the web advisor and the HTTP JSON API from the database (read-only).
+
+    Every lookup `dicebase GAME COMMAND ... --json` is also
+    GET /api/v1/GAME/COMMAND with the same options as query parameters and
+    the same JSON answer; the pages at / are phone-sized advisors for each
+    game. Stop it with Ctrl-C.
+
+    Example:
+
+    \b
+        dicebase serve
+        dicebase serve --db sqlite:///db/dicebase.sqlite --port 8080
+        curl 'http://127.0.0.1:8000/api/v1/threes/best?dice=4,3,1,1,2&to_beat=7&players_after=4'
+    """
+    from dicebase.web.server import run
+
+    run(open_db(db_path), host, port)
+
+
+def error_line(exc: BaseException) -> tuple[str, int] | None:
+    """The one line and exit code the CLI gives for an exception a user can cause; None for a bug.
+
+    Shared by ``main`` and the web API, so both report a mistake in the same words.
+    Exit codes: 2 the user's own input or path, 1 a fault of the machine (a
+    full disk), 130 Ctrl-C; ``main`` gives a bug (None here) exit 1 and one
+    line too (``DICEBASE_DEBUG=1`` shows its traceback).
+    """
+    from dicebase.query.base import DicebaseError
+
+    if isinstance(exc, KeyboardInterrupt):
+        return "interrupted; nothing was changed", 130
+    if isinstance(exc, click.exceptions.UsageError):
+        where = exc.ctx.command_path if exc.ctx else "dicebase"
+        return f"{exc.format_message()} (see '{where} --help')", 2
+    if isinstance(exc, click.exceptions.Abort):
+        return "aborted", 1
+    if isinstance(exc, click.ClickException):
+        return exc.format_message(), exc.exit_code
+    if isinstance(exc, DicebaseError):
+        return str(exc), getattr(exc, "exit_code", 2)
+    if isinstance(exc, OSError):
+        from dicebase.query.database import file_error
+
+        error = file_error(exc, exc.filename or "a file", "use")
+        return str(error), error.exit_code
+    if type(exc).__name__ == "InterruptException" or str(exc) == "Query interrupted":  # DuckDB's Ctrl-C
+        return "interrupted; nothing was changed", 130
+    return None
+
+
 def main(argv: list[str] | None = None) -> None:
     """Console entry point: one line on stderr for every error, never a traceback.
 
@@ -308,8 +365,6 @@ def main(argv: list[str] | None = None) -> None:
     the traceback of a bug instead of its one line.
     """
     import os
-
-    from dicebase.query.base import DicebaseError
 
     args = sys.argv[1:] if argv is None else list(argv)
     try:
@@ -328,27 +383,14 @@ def main(argv: list[str] | None = None) -> None:
     except click.exceptions.NoArgsIsHelpError as exc:  # `dicebase` or `dicebase threes` alone
         _echo_or_quit(exc.ctx.get_help())
         code = 0
-    except KeyboardInterrupt:
-        _fail("interrupted; nothing was changed", 130)
-    except click.exceptions.UsageError as exc:
-        where = exc.ctx.command_path if exc.ctx else "dicebase"
-        _fail(f"{exc.format_message()} (see '{where} --help')", 2)
-    except click.exceptions.Abort:
-        _fail("aborted", 1)
-    except click.ClickException as exc:
-        _fail(exc.format_message(), exc.exit_code)
-    except DicebaseError as exc:
-        _fail(str(exc), getattr(exc, "exit_code", 2))
-    except OSError as exc:
-        from dicebase.query.database import file_error
-
-        error = file_error(exc, exc.filename or "a file", "use")
-        _fail(str(error), error.exit_code)
-    except Exception as exc:
-        if os.environ.get("DICEBASE_DEBUG"):
-            raise
-        _fail(f"internal error ({type(exc).__name__}: {exc}); please report it with the command you ran "
-              "(DICEBASE_DEBUG=1 shows the traceback)", 1)
+    except (KeyboardInterrupt, Exception) as exc:
+        line = error_line(exc)
+        if line is None:
+            if os.environ.get("DICEBASE_DEBUG"):
+                raise
+            line = (f"internal error ({type(exc).__name__}: {exc}); please report it with the command you ran "
+                    "(DICEBASE_DEBUG=1 shows the traceback)", 1)
+        _fail(*line)
     sys.exit(code)
 
 

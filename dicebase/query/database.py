@@ -83,6 +83,8 @@ _SQLITE_ACTIONS = {
     value: name[len("SQLITE_"):] for name, value in vars(sqlite3).items()
     if name.startswith("SQLITE_") and isinstance(value, int) and 1 <= value <= 33
 }
+# Attributes a thread's twin of a Database must not share: the game query objects cache per connection.
+_PER_CONNECTION = ("threes", "rolled_ones", "ten_thousand")
 
 
 class _SqliteGuard:
@@ -272,6 +274,7 @@ class Database:
         self.location = location
         self.timeout = None if timeout is None else float(timeout)
         self.max_rows = max_rows
+        self.memory_limit = memory_limit
         self._con = None
         self._worker: concurrent.futures.ThreadPoolExecutor | None = None
         self._interrupted_by: str | None = None
@@ -449,6 +452,26 @@ class Database:
                 (name,),
             )
         return bool(row and row[0])
+
+    def for_thread(self) -> "Database":
+        """The same database for use by another thread (the web server has one per worker thread).
+
+        DuckDB: a cursor of this connection (one database instance, its settings
+        and limits); SQLite: a new read-only connection.  Close it before this one.
+        """
+        if self._con is None:
+            raise DatabaseClosed("the database is closed; open it again with dicebase.open(...)")
+        if self.store == "sqlite":
+            twin = Database(self.location, timeout=self.timeout, memory_limit=self.memory_limit)
+            twin.max_rows = self.max_rows
+            return twin
+        twin = object.__new__(Database)
+        twin.__dict__.update({k: v for k, v in self.__dict__.items() if k not in ("_con", *_PER_CONNECTION)})
+        twin._con = self._con.cursor()
+        twin._worker = None  # its own query thread, lock and interrupt state
+        twin._lock = threading.Lock()
+        twin._interrupted_by = None
+        return twin
 
     def close(self) -> None:
         con, self._con = self._con, None
