@@ -69,7 +69,7 @@ def _every_example():
             if isinstance(command, click.Group):
                 walk(command, (*path, name))
                 continue
-            if (*path, name) in (("build",), ("export",)):
+            if (*path, name) in (("build",), ("export",), ("serve",)):  # they write files or run until stopped
                 continue
             doc = (command.help or "").split("Example:", 1)[-1]
             for line in doc.splitlines():
