@@ -11,6 +11,8 @@ import time
 import urllib.request
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 pytest.importorskip("starlette")
 from starlette.testclient import TestClient  # noqa: E402
@@ -137,3 +139,36 @@ def test_assets_ship_in_the_package(pages):
     assert "http://" not in page.replace("http://www.w3.org", "") and "https://" not in page  # no CDN
     assert client.get("/static/style.css").status_code == 200
     assert client.get("/static/icon.svg").status_code == 200
+
+
+_PAGE_KEYS = ["variant", "play", "players_after", "to_beat", "ties", "score", "left", "must_keep_two", "dice",
+              "player", "opponent", "turn_total", "ones", "triple", "rules", "odds_dice"]
+_page_values = st.one_of(st.integers(-5, 10**6).map(str), st.text(max_size=8),
+                         st.lists(st.integers(0, 9), max_size=7).map(lambda v: ",".join(map(str, v))),
+                         st.just("9" * 5000))
+
+
+@pytest.mark.parametrize("game, path", [("threes", "/threes"), ("rolled_ones", "/rolled-ones"),
+                                        ("ten_thousand", "/ten-thousand")])
+def test_generated_page_states_never_fail(pages, game, path):
+    """Any query string gives the page (with the CLI's line for a refused state), never a server error."""
+    client = pages(game)
+
+    @settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
+    @given(st.lists(st.tuples(st.sampled_from(_PAGE_KEYS), _page_values), max_size=6))
+    def check(items):
+        response = client.get(path, params=items)
+        assert response.status_code == 200, (items, response.text[-500:])
+        assert "</html>" in response.text and len(response.text) < 200_000
+
+    check()
+
+
+def test_serve_without_the_web_extras_says_what_to_install(built_db):
+    code = ("import sys; sys.modules['starlette'] = None\n"  # as if `pip install dicebase` without [serve]
+            "from dicebase.cli import main; main(['serve', '--db', sys.argv[1]])")
+    proc = subprocess.run([sys.executable, "-c", code, f"duckdb:///{built_db(('threes',))}"],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 1
+    assert proc.stderr == ("Error: dicebase serve needs the web extras (starlette is missing): "
+                           "pip install 'dicebase[serve]'\n")

@@ -167,7 +167,7 @@ def threes(server, request: Request) -> Response:
         settings.update(players_after=None, to_beat=None, ties=None)
 
     score = _int(q.get("score"), 0)
-    left = _int(q.get("left"), dice_total)
+    left = min(max(_int(q.get("left"), dice_total), 0), dice_total)
     must_keep_two = q.get("must_keep_two") == "true"
     rolled = [f for f in _faces(q.get("dice")) if 1 <= f <= faces][: max(left, 0)]
     turn = {**settings, "score": score, "left": left, "must_keep_two": must_keep_two or None}

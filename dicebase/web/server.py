@@ -5,8 +5,10 @@ from __future__ import annotations
 import socket
 
 import click
+import uvicorn
 
 from dicebase.query.base import BadInput
+from dicebase.web.app import create_app
 
 
 def bind(host: str, port: int) -> socket.socket:
@@ -31,10 +33,6 @@ def bind(host: str, port: int) -> socket.socket:
 
 def run(db, host: str, port: int) -> None:
     """Serve ``db`` (an open Database, closed on exit) on host:port until interrupted."""
-    import uvicorn
-
-    from dicebase.web.app import create_app
-
     try:
         app = create_app(db)
         sock = bind(host, port)
