@@ -14,11 +14,17 @@ import sys
 import click
 
 from dicebase import __version__
-<<<<<<< HEAD
-from dicebase.cli.common import StrictCommand, StrictGroup, db_option, emit, make_strict, open_db, output_option, resolve_format
-=======
-from dicebase.cli.common import SQL_FORMATS, db_option, emit, open_db, output_option, resolve_format
->>>>>>> main
+from dicebase.cli.common import (
+    SQL_FORMATS,
+    StrictCommand,
+    StrictGroup,
+    db_option,
+    emit,
+    make_strict,
+    open_db,
+    output_option,
+    resolve_format,
+)
 
 GAME_GROUPS = {
     "threes": "dicebase.cli.threes",
@@ -172,38 +178,25 @@ def info(db_path, fmt, as_json):
 @click.option("--param", "-p", "params", type=(str, str), multiple=True, metavar="NAME VALUE",
               help="Bind the query's $NAME to VALUE, as text (repeatable).")
 @click.option("--limit", default=1000, show_default=True, type=click.IntRange(min=0),
-<<<<<<< HEAD
-              help="Most rows printed in table format (0 = all); CSV and JSON print every row.")
+              help="Most rows printed in table format (0 = all); the other formats print every row.")
+@click.option("--output", "-O", "output", metavar="FILE", default=None,
+              help="Write the rows to FILE (replaced when complete) instead of standard output.")
 @click.option("--timeout", default=60.0, show_default=True, type=click.FloatRange(min=0, min_open=True),
               metavar="SECONDS", help="Stop the query after this many seconds.")
 @db_option
-@output_option
-def sql(query, limit, timeout, db_path, fmt, as_json):
+@output_option(formats=SQL_FORMATS)
+def sql(query, params, limit, output, timeout, db_path, fmt, as_json):
     """Run one read-only SQL statement (SELECT/WITH/VALUES/EXPLAIN) and print the rows.
 
     Statements that write, attach files, install extensions or copy data out
     are refused (DuckDB's own parser, SQLite's authorizer); the database is
     opened read-only in any case. A query is stopped after --timeout seconds
     or by Ctrl-C, and may use at most 2 GB of memory and return at most
-    1,000,000 rows. A query that starts with "--" needs a "--" before it:
-    dicebase sql -- "-- note ...".
-=======
-              help="Most rows printed in table format (0 = all); the other formats print every row.")
-@click.option("--output", "-O", "output", metavar="FILE", default=None,
-              help="Write the rows to FILE (replaced when complete) instead of standard output.")
-@db_option
-@output_option(formats=SQL_FORMATS)
-def sql(query, params, limit, output, db_path, fmt, as_json):
-    """Run one read-only SQL statement (SELECT/WITH/VALUES/EXPLAIN) and print the rows.
-
-    Statements that write, attach files, install extensions or copy data out
-    are refused; the database is opened read-only in any case. Values come in
-    as named parameters, never pasted into the SQL: -p NAME VALUE binds $NAME
-    (text; columns compare with it as with a quoted literal, CAST it for
-    arithmetic). Formats: table, csv, tsv, json (one document), jsonl (one
-    object per line), markdown. A query that starts with "--" needs a "--"
-    before it: dicebase sql -- "-- note ...".
->>>>>>> main
+    1,000,000 rows. Values come in as named parameters, never pasted into
+    the SQL: -p NAME VALUE binds $NAME (text; columns compare with it as with
+    a quoted literal, CAST it for arithmetic). Formats: table, csv, tsv, json
+    (one document), jsonl (one object per line), markdown. A query that
+    starts with "--" needs a "--" before it: dicebase sql -- "-- note ...".
 
     Example:
 
@@ -215,24 +208,19 @@ def sql(query, params, limit, output, db_path, fmt, as_json):
     import re
 
     from dicebase.cli.common import unique_names
-    from dicebase.query.base import BadInput
+    from dicebase.query.base import BadInput, clip
 
     fmt = resolve_format(fmt, as_json)
-<<<<<<< HEAD
-    with open_db(db_path, timeout=timeout) as db:
-        names, rows = db.run_sql(query)
-=======
     bound = {}
     for name, value in params:
         if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
-            raise BadInput(f"parameter name {name!r} is not a name (letters, digits, _); the query uses it as ${name}")
+            raise BadInput(f"parameter name {clip(name)} is not a name (letters, digits, _), the $NAME the query uses")
         if name in bound:
-            raise BadInput(f"parameter {name!r} given twice")
+            raise BadInput(f"parameter {clip(name)} given twice")
         bound[name] = value
-    with open_db(db_path) as db:
+    with open_db(db_path, timeout=timeout) as db:
         target = _output_target(output, db) if output else None
         names, rows = db.run_sql(query, bound or ())
->>>>>>> main
     names = unique_names(names)
     shown = rows if fmt != "table" or limit == 0 else rows[:limit]
     records = [dict(zip(names, row)) for row in shown]

@@ -378,12 +378,9 @@ class Queries:
                     float(farkle_value), actions)
 
     def goal(self, rules: str) -> int:
-<<<<<<< HEAD
         text_choice(rules, "rules")
-=======
         if rules in self._goals:
             return self._goals[rules]
->>>>>>> main
         row = self.db.fetchone("SELECT MAX(goal) FROM ten_thousand_policy_duel WHERE rules = ?", (rules,))
         if not row or row[0] is None:
             raise NotInDatabase(
