@@ -7,7 +7,6 @@ one transaction.  Neither path goes through an ORM or inserts row by row.
 
 from __future__ import annotations
 
-import hashlib
 import sqlite3
 from pathlib import Path
 
@@ -65,15 +64,6 @@ def canonical_column(values: np.ndarray) -> np.ndarray:
     if kind in "UO":
         return values.astype(object, copy=False)
     raise TypeError(f"unsupported column dtype {values.dtype}")
-
-
-def update_checksum(digest: "hashlib._Hash", values: np.ndarray) -> None:
-    """Feed a chunk of one column to its running digest (chunking does not change the result)."""
-    if values.dtype == object:
-        if len(values):
-            digest.update(("\x00".join(map(str, values.tolist())) + "\x00").encode())
-        return
-    digest.update(np.ascontiguousarray(values).view(np.uint8))
 
 
 class Writer:
