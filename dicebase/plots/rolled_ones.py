@@ -94,7 +94,7 @@ class Strategy(_Maps):
     )
     options = (PLAYER, ONES, VARIANT)
     examples = ("", "--player 1 --ones 0 --out p1-five-dice.svg")
-    gallery = ("", "--player 2 --ones 1")
+    gallery = ("",)
 
     def query(self, opts):
         return (

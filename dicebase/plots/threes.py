@@ -96,7 +96,7 @@ class Seats(_Threes):
     )
     options = (VARIANT, TIES)
     examples = ("", "--variant reroll --ties strict")
-    gallery = ("",)
+    gallery = ("", "--ties strict")
     height_in = 6.5
 
     def query(self, opts):
@@ -158,7 +158,8 @@ class Seats(_Threes):
         sm.set_clim(min(sizes) - 0.5, max(sizes) + 0.5)
         cbar = fig.colorbar(sm, ax=[left, right], pad=0.01, ticks=range(min(sizes), max(sizes) + 1))
         cbar.set_label("players in the round, N")
-        fig.suptitle(f"Threes ({opts['variant']}, ties {opts['ties']}): each seat later in turn order wins a little more")
+        fig.suptitle(f"Threes ({opts['variant']}, ties {opts['ties']}): win chance by seat, rounds of 2 to "
+                     f"{max(sizes)} players, everyone optimal")
 
 
 #: Cell colours by dice kept, light enough for black text: a pale grey for the common single keep,
@@ -178,7 +179,7 @@ class KeepChart(_Threes):
     options = (VARIANT, Option("players_after", int, "Play to win with M players still to play after you "
                                                       "(default: minimise the expected score).", "M"), TIES)
     examples = ("", "--players-after 3 --out keep-chart-4-players.pdf")
-    gallery = ("", "--variant reroll --players-after 1")
+    gallery = ("", "--players-after 3")
     height_in = 12.0
 
     def resolve(self, db, opts):
