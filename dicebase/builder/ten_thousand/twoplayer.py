@@ -39,9 +39,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .rules import RuleSet
+from dicebase.rules.ten_thousand import RuleSet
+
 from .scoring import transitions, turn_states
-from .solitaire import Flat, flatten
+from .solitaire import flatten, max_dice_flat
 
 def exceed_table(rules: RuleSet, max_need: int, keep: str = "optimal") -> np.ndarray:
     """E[m, s] for m = 0..max_need units: chance to gain at least m more units this turn.
@@ -58,41 +59,6 @@ def exceed_table(rules: RuleSet, max_need: int, keep: str = "optimal") -> np.nda
         gmax = np.maximum.reduceat(vals, fl.group_opt[:-1], axis=-1)
         E[off + m] = np.add.reduceat(gmax * fl.group_prob, fl.state_group[:-1], axis=-1)
     return E[off:].copy()
-
-
-def max_dice_flat(rules: RuleSet) -> Flat:
-    """Transitions where every roll has exactly one option: the keep with the most dice."""
-    from dicebase.builder.dice import rolls
-
-    from .scoring import legal_keeps
-
-    states = turn_states(rules)
-    index = {s: i for i, s in enumerate(states)}
-    sg, gp, go, pts, st, pf = [0], [], [0], [], [], []
-    for n, t in states:
-        table = rolls(n)
-        acc: dict[tuple[int, int], int] = {}
-        far = 0
-        for r in range(len(table)):
-            keeps = legal_keeps(rules, tuple(int(c) for c in table.counts[r]), n, t)
-            if not keeps:
-                far += int(table.ways[r])
-                continue
-            k = max(keeps, key=lambda k: (k.dice, k.points))
-            key = (k.points // rules.unit, index[(k.n_after, k.t_after)])
-            acc[key] = acc.get(key, 0) + int(table.ways[r])
-        for (p, s2), w in sorted(acc.items()):
-            gp.append(w / table.total)
-            pts.append(p)
-            st.append(s2)
-            go.append(len(pts))
-        sg.append(len(gp))
-        pf.append(far / table.total)
-    return Flat(
-        len(states), np.array(pf), np.array(sg, dtype=np.int64), np.array(gp),
-        np.array(go, dtype=np.int64), np.array(pts, dtype=np.int64),
-        np.array(st, dtype=np.int64), max(pts), 1,
-    )
 
 
 # --------------------------------------------------------------------------- kernel
@@ -440,7 +406,7 @@ def solve(rules: RuleSet, goal_units: int, tol: float = 1e-13, progress=None,
     parts = []
     sums = range(2 * G - 2, -1, -1)
     if heuristic:
-        from .heuristic import roll_table
+        from .heuristic import roll_table  # heuristic imports solitaire only: no cycle
 
         hfl = max_dice_flat(rules)
         hroll, kh = roll_table(rules)
