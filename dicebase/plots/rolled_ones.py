@@ -88,9 +88,9 @@ class Strategy(_Maps):
         "Seed 002's 'Optimal Play' figures as heat maps: for each player and number of 1s set aside, "
         "the largest turn total k at which optimal play rolls, over the mover's score i (x) and the "
         "opponent's score j (y). Below that total optimal play rolls (with few exceptions); at and "
-        "above the next reachable total it holds. White outlines mark regions where optimal play also "
-        "holds at some smaller total (its roll region is not one interval: it holds early, and near the "
-        "goal rolls again to reach it)."
+        "above the next reachable total it holds. Hatched regions: optimal play also holds at some "
+        "smaller total there (its roll region is not one interval: it holds early, and near the goal "
+        "rolls again to reach it). Grey cells: it holds at every reachable turn total."
     )
     options = (PLAYER, ONES, VARIANT)
     examples = ("", "--player 1 --ones 0 --out p1-five-dice.svg")
@@ -218,7 +218,8 @@ class PolicyErrors(_Maps):
         cbar.set_label("largest win probability lost at one turn total (probability, log scale)")
         fig.legend(handles=[Patch(facecolor="#dddddd", edgecolor="#999999", label="same action as optimal play")],
                    loc="outside lower center")
-        fig.suptitle(f"Great Rolled Ones: where seed 002's {data['title']}\ndeparts from optimal play, and what it costs")
+        fig.suptitle(f"Great Rolled Ones: where seed 002's policy \"{data['title']}\"\n"
+                     "departs from optimal play, and what it costs")
 
 
 class Komi(FigureSpec):

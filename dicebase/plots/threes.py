@@ -128,7 +128,7 @@ class Seats(_Threes):
     def draw(self, fig, data, opts):
         import matplotlib
         from matplotlib.colors import Normalize
-        from matplotlib.ticker import MultipleLocator, PercentFormatter
+        from matplotlib.ticker import MaxNLocator, MultipleLocator, PercentFormatter
 
         left, right = fig.subplots(1, 2)
         sizes = [players for players, *_ in data["lines"]]
@@ -151,6 +151,7 @@ class Seats(_Threes):
         left.yaxis.set_major_formatter(PercentFormatter(xmax=1, decimals=0))
         left.set_title("Win chance by seat (line label: players in the round)")
         right.set_ylabel("edge over seat 1, p_win(seat) / p_win(seat 1) - 1")
+        right.yaxis.set_major_locator(MaxNLocator(steps=[1, 2, 5, 10]))  # whole percents: 2%, 4%, ...
         right.yaxis.set_major_formatter(PercentFormatter(xmax=1, decimals=0))
         right.set_title("Relative edge of playing later")
         sm = matplotlib.cm.ScalarMappable(norm=norm, cmap=matplotlib.colors.ListedColormap(
