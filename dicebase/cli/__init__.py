@@ -79,7 +79,9 @@ def _parse_option(text: str) -> tuple[str, str, object]:
 @click.option("--storage-version", metavar="VERSION", default=None,
               help="DuckDB storage format to write (default v1.1.0: every DuckDB from 1.1 on opens the file; "
                    "'latest' for the newest).")
-def build(games, db_path, force, quiet, option_texts, storage_version):
+@click.option("--threads", type=click.IntRange(min=1), default=None, metavar="N",
+              help="Solver threads (default: every core); the answers are the same for any N.")
+def build(games, db_path, force, quiet, option_texts, storage_version, threads):
     """Solve the named games (default: all) and write their tables.
 
     The build writes a temporary file beside the target and renames it into
@@ -93,6 +95,7 @@ def build(games, db_path, force, quiet, option_texts, storage_version):
         dicebase build threes --db sqlite:///db/dicebase.sqlite
         dicebase build ten-thousand -o ten-thousand.goal=2000 --db db/small.duckdb
         dicebase build --storage-version v1.2.0
+        dicebase build ten-thousand --threads 4
     """
     from dicebase.builder.pipeline import BuildError, build as run_build
     from dicebase.location import resolve
@@ -105,7 +108,8 @@ def build(games, db_path, force, quiet, option_texts, storage_version):
     try:
         loc = resolve(db_path)
         report = run_build(
-            list(games) or None, loc, force=force, quiet=quiet, options=options, storage_version=storage_version
+            list(games) or None, loc, force=force, quiet=quiet, options=options, storage_version=storage_version,
+            threads=threads,
         )
     except (BuildError, ValueError) as exc:
         raise BadInput(str(exc)) from None
