@@ -1,4 +1,4 @@
-"""Measure build seconds, database size and lookup latency; write BENCHMARKS.md.
+"""Measure build seconds, database size, lookup latency and seconds per figure; write BENCHMARKS.md.
 
     python benchmarks/run.py                 # every game, both stores
     python benchmarks/run.py --games threes  # one game
@@ -197,6 +197,11 @@ def main() -> None:
     if "ten_thousand" in games and scaling.exists():
         result = subprocess.run([sys.executable, str(scaling)], check=True, capture_output=True, text=True)
         extra = ["", "## 10,000: two-player solve by goal", "", result.stdout.strip()]
+    figures = ROOT / "benchmarks" / "plots.py"
+    duckdb_files = [arg for (game, store), path in paths.items() if store == "duckdb" for arg in ("--db", str(path))]
+    if figures.exists() and duckdb_files:
+        result = subprocess.run([sys.executable, str(figures), *duckdb_files], check=True, capture_output=True, text=True)
+        extra += ["", "## Figures (`dicebase plot`, target < 2 s each)", "", result.stdout.strip()]
     Path(args.out).write_text("\n".join(lines + targets(measured) + steps_lines + table_lines + lookup_lines + extra) + "\n")
     print(f"wrote {args.out}")
 

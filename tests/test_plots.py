@@ -7,7 +7,6 @@ prints, arranged here independently of dicebase.plots.
 
 from __future__ import annotations
 
-import io
 import re
 import struct
 import subprocess

@@ -14,7 +14,7 @@ when a figure is drawn; the CLI's lookups never import this package.
 from __future__ import annotations
 
 from dicebase.plots import rolled_ones, ten_thousand, threes
-from dicebase.plots.base import DPI, FORMATS, FigureSpec, Option, build_facts, fetch, literal_sql, render_spec
+from dicebase.plots.base import FORMATS, FigureSpec, build_facts, fetch, literal_sql, render_spec
 from dicebase.query.base import BadInput
 
 __all__ = ["FIGURES", "FORMATS", "names", "figure", "render", "sql", "data", "size_px", "build_stamp"]
@@ -76,7 +76,3 @@ def build_stamp(db, name: str) -> str:
     facts = build_facts(db, spec.game)
     return f"{db.location}|{facts['built_at']}|{facts['version']}"
 
-
-# Re-exported for the CLI and tests.
-Option = Option
-DPI = DPI

@@ -9,7 +9,8 @@ each a method, so that tests can check the middle two against the database:
    ``dicebase plot NAME --sql`` prints it with the values written in;
 3. ``arrays(names, rows, opts)``: the query's rows arranged as numpy arrays
    (grids, curves); no game value is computed here, only placed;
-4. ``draw(fig, data, opts)``: matplotlib calls on a ``matplotlib.figure.Figure``.
+4. ``draw(fig, data, opts)``: matplotlib calls on a ``matplotlib.figure.SubFigure``
+   (the figure above its two-line caption), never pyplot.
 
 Nothing here imports matplotlib or numpy at module level: ``--list`` and
 ``--sql`` stay light, and lookups never load this package at all.
@@ -21,7 +22,7 @@ import threading
 from dataclasses import dataclass
 from typing import Any
 
-from dicebase.query.base import BadInput, NotInDatabase
+from dicebase.query.base import BadInput, NotInDatabase, whole_number
 
 #: Pixels per inch of every PNG; figures are 12 inches wide, so 1200 px.
 DPI = 100
@@ -106,9 +107,9 @@ class FigureSpec:
             if value is None:
                 continue
             opt = known[key]
-            if opt.kind is int and (isinstance(value, bool) or not isinstance(value, int)):
-                raise BadInput(f"{opt.flag} must be a whole number, got {value!r}")
-            if opt.kind is str and not isinstance(value, str):
+            if opt.kind is int:
+                value = whole_number(value, opt.flag)
+            elif not isinstance(value, str):
                 raise BadInput(f"{opt.flag} must be a name, got {value!r}")
             out[key] = value
         for opt in self.options:
@@ -193,10 +194,14 @@ def caption(db, spec: FigureSpec, opts: dict, given: dict) -> str:
 
 
 def new_figure(height_in: float):
-    """A matplotlib Figure (no pyplot, so no global figure registry), 1200 px wide."""
+    """A matplotlib Figure on the Agg canvas, 1200 px wide; no pyplot, so no global figure registry
+    and no GUI backend, whatever MPLBACKEND says."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
-    return Figure(figsize=(WIDTH_IN, height_in), dpi=DPI, layout="constrained")
+    fig = Figure(figsize=(WIDTH_IN, height_in), dpi=DPI, layout="constrained")
+    FigureCanvasAgg(fig)
+    return fig
 
 
 RC = {
@@ -258,9 +263,3 @@ def heat_map(ax, grid, *, x0: float, y0: float, step: float, norm, title: str, x
     ax.set_ylabel(ylabel)
     return image
 
-
-def missing_colour_legend(ax, label: str, colour: str = "#dddddd"):
-    """A legend entry for cells left blank (NaN), drawn in ``colour``."""
-    from matplotlib.patches import Patch
-
-    return Patch(facecolor=colour, edgecolor="#999999", label=label)
