@@ -73,7 +73,7 @@ def figure_command(spec) -> click.Command:
             image = plots.render(db, spec.name, fmt, **options)
         try:
             path.write_bytes(image)
-        except OSError as exc:
+        except (OSError, ValueError) as exc:
             raise BadInput(f"cannot write {path}: {exc.strerror or exc}") from None
         click.echo(str(path))
 
@@ -100,9 +100,12 @@ def output_path(out: str | None, name: str) -> tuple[Path, str]:
     path = Path(out) if out else Path(f"{name}.png")
     fmt = SUFFIXES.get(path.suffix.lower())
     if fmt is None:
-        raise BadInput(f"--out must end in {', '.join(SUFFIXES)}, got {str(path)!r}")
-    if path.is_dir():
-        raise BadInput(f"--out {path} is a directory; give a file name, e.g. {path / (name + '.png')}")
-    if not path.parent.is_dir():
-        raise BadInput(f"--out {path}: directory {path.parent} does not exist")
+        raise BadInput(f"--out must end in {', '.join(SUFFIXES)}, got {str(path)[:200]!r}")
+    try:
+        if path.is_dir():
+            raise BadInput(f"--out {path} is a directory; give a file name, e.g. {path / (name + '.png')}")
+        if not path.parent.is_dir():
+            raise BadInput(f"--out {path}: directory {path.parent} does not exist")
+    except (OSError, ValueError) as exc:  # a name too long, a NUL byte ...
+        raise BadInput(f"--out {str(path)[:200]!r} is not a usable file name ({exc})") from None
     return path, fmt
