@@ -14,7 +14,7 @@ import sys
 import click
 
 from dicebase import __version__
-from dicebase.cli.common import db_option, emit, open_db, output_option, resolve_format
+from dicebase.cli.common import SQL_FORMATS, db_option, emit, open_db, output_option, resolve_format
 
 GAME_GROUPS = {
     "threes": "dicebase.cli.threes",
@@ -153,33 +153,87 @@ def info(db_path, fmt, as_json):
 
 @cli.command()
 @click.argument("query")
+@click.option("--param", "-p", "params", type=(str, str), multiple=True, metavar="NAME VALUE",
+              help="Bind the query's $NAME to VALUE, as text (repeatable).")
 @click.option("--limit", default=1000, show_default=True, type=click.IntRange(min=0),
-              help="Most rows printed in table format (0 = all); CSV and JSON print every row.")
+              help="Most rows printed in table format (0 = all); the other formats print every row.")
+@click.option("--output", "-O", "output", metavar="FILE", default=None,
+              help="Write the rows to FILE (replaced when complete) instead of standard output.")
 @db_option
-@output_option
-def sql(query, limit, db_path, fmt, as_json):
+@output_option(formats=SQL_FORMATS)
+def sql(query, params, limit, output, db_path, fmt, as_json):
     """Run one read-only SQL statement (SELECT/WITH/VALUES/EXPLAIN) and print the rows.
 
     Statements that write, attach files, install extensions or copy data out
-    are refused; the database is opened read-only in any case. A query that
-    starts with "--" needs a "--" before it: dicebase sql -- "-- note ...".
+    are refused; the database is opened read-only in any case. Values come in
+    as named parameters, never pasted into the SQL: -p NAME VALUE binds $NAME
+    (text; columns compare with it as with a quoted literal, CAST it for
+    arithmetic). Formats: table, csv, tsv, json (one document), jsonl (one
+    object per line), markdown. A query that starts with "--" needs a "--"
+    before it: dicebase sql -- "-- note ...".
 
     Example:
 
     \b
         dicebase sql "SELECT name, description FROM schema_tables"
-        dicebase sql "SELECT * FROM threes_expected_scores" --format csv
+        dicebase sql "SELECT seat, p_win FROM threes_seats WHERE players = $n AND ties = $ties" -p n 4 -p ties shared
+        dicebase sql "SELECT * FROM threes_expected_scores" --format jsonl --output scores.jsonl
     """
+    import re
+
     from dicebase.cli.common import unique_names
+    from dicebase.query.base import BadInput
 
     fmt = resolve_format(fmt, as_json)
+    bound = {}
+    for name, value in params:
+        if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
+            raise BadInput(f"parameter name {name!r} is not a name (letters, digits, _); the query uses it as ${name}")
+        if name in bound:
+            raise BadInput(f"parameter {name!r} given twice")
+        bound[name] = value
     with open_db(db_path) as db:
-        names, rows = db.run_sql(query)
+        target = _output_target(output, db) if output else None
+        names, rows = db.run_sql(query, bound or ())
     names = unique_names(names)
     shown = rows if fmt != "table" or limit == 0 else rows[:limit]
-    emit([dict(zip(names, row)) for row in shown], fmt, columns=names)
+    records = [dict(zip(names, row)) for row in shown]
+    if target is None:
+        emit(records, fmt, columns=names)
+    else:
+        _emit_to_file(target, records, fmt, names)
     if len(shown) < len(rows):
-        click.echo(f"({len(rows) - len(shown)} more rows not shown; use --limit 0, --format csv or --json for all)", err=True)
+        click.echo(f"({len(rows) - len(shown)} more rows not shown; use --limit 0 or another --format for all)", err=True)
+
+
+def _output_target(output: str, db):
+    """The --output path, checked before the query runs: never the database, a directory or a missing folder."""
+    from pathlib import Path
+
+    from dicebase.query.base import BadInput
+
+    target = Path(output)
+    if target.is_dir():
+        raise BadInput(f"--output {output} is a directory; give a file name")
+    if target.exists() and target.resolve() == db.location.path.resolve():
+        raise BadInput(f"--output {output} is the database being read; choose another file")
+    if not target.parent.is_dir():
+        raise BadInput(f"--output {output}: no directory {target.parent}")
+    return target
+
+
+def _emit_to_file(target, records: list[dict], fmt: str, names: list[str]) -> None:
+    """Write the rows to a temporary file beside ``target`` and rename it into place."""
+    import contextlib
+    import os
+
+    temp = target.with_name(f".{target.name}.tmp-{os.getpid()}")
+    try:
+        with open(temp, "w", encoding="utf-8", newline="") as handle, contextlib.redirect_stdout(handle):
+            emit(records, fmt, columns=names)
+        os.replace(temp, target)
+    finally:
+        temp.unlink(missing_ok=True)
 
 
 @cli.command()

@@ -177,6 +177,18 @@ class Database:
                 message = f"refused: the database is read-only ({message})"
             raise ReadOnlyViolation(message) from None
 
+    def sql(self, query: str, params: dict[str, Any] | tuple | list = ()) -> "Result":
+        """Run one read-only statement (as ``dicebase sql``) and return its :class:`Result`.
+
+        ``params`` binds ``$name`` placeholders from a dict (both stores) or
+        ``?`` placeholders from a sequence; ``.df()``, ``.pl()`` and ``.arrow()``
+        on the result hand it to pandas, polars or pyarrow when installed.
+        """
+        from dicebase.query.result import Result
+
+        names, rows = self.run_sql(query, params)
+        return Result(list(names), rows)
+
     # -- metadata ---------------------------------------------------------
     def info(self) -> dict[str, Any]:
         """Everything the build recorded: versions, games, variants, tables, steps."""
