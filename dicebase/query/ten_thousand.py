@@ -251,6 +251,7 @@ class Queries:
         self._classes: dict[str, dict] = {}
         self._goals: dict[str, int] = {}
         self._rule_sets: dict[str, object] = {}
+        self._odds: dict[tuple[str, int, int], list[OddsRow]] | None = None
 
     # -- rule sets -------------------------------------------------------
     def rule_sets(self) -> dict[str, dict]:
@@ -327,12 +328,14 @@ class Queries:
         if not 1 <= n <= rule["dice"]:
             raise BadInput(f"--dice must be 1-{rule['dice']}, got {n}")
         t = self._triple(rule, n, triple)
-        rows = self.db.fetchall(
-            "SELECT combination, outcomes, probability, mean_points, mean_combination_points "
-            "FROM ten_thousand_odds WHERE rules = ? AND dice = ? AND triple = ? ORDER BY position",
-            (rules, n, t),
-        )
-        return [OddsRow(c, int(o), float(p), float(m), float(cm)) for c, o, p, m, cm in rows]
+        if self._odds is None:  # a few hundred rows: read once per connection
+            self._odds = {}
+            for r, d, c3, c, o, p, m, cm in self.db.fetchall(
+                "SELECT rules, dice, triple, combination, outcomes, probability, mean_points, mean_combination_points "
+                "FROM ten_thousand_odds ORDER BY rules, dice, triple, position"
+            ):
+                self._odds.setdefault((r, int(d), int(c3)), []).append(OddsRow(c, int(o), float(p), float(m), float(cm)))
+        return list(self._odds.get((rules, n, t), []))
 
     # -- (c), (d) ----------------------------------------------------------
     def best(self, dice, turn_total=0, triple=0, score=None, opponent=None,
