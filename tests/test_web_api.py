@@ -248,7 +248,7 @@ def _requests(draw):
 def test_generated_queries_never_fail(clients, game):
     client, _ = clients(game, "duckdb")
 
-    @settings(max_examples=120, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
+    @settings(max_examples=80, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
     @given(_requests())
     def check(request):
         path, items = request
