@@ -340,11 +340,12 @@ def build(
     bad requests and WriteFailed when the output cannot be written; any solver
     error propagates after the temporary file is removed.
     """
-    loc = target if isinstance(target, Location) else resolve(target)
     try:
+        loc = target if isinstance(target, Location) else resolve(target)
         names = [registry.canonical(g) for g in (games or list(registry.GAMES))]
-    except ValueError as exc:
-        raise BuildError(str(exc)) from None
+    except (TypeError, ValueError, AttributeError) as exc:
+        raise BuildError(str(exc) if isinstance(exc, ValueError) else
+                         f"give the target as a path or URL and the games as names ({exc})") from None
     names = list(dict.fromkeys(names))
     overrides = {registry.canonical(g): o for g, o in (options or {}).items()}
     stray = set(overrides) - set(names)
