@@ -265,7 +265,7 @@ def _duckdb_source(db, workdir: Path):
     if db.store == "sqlite":
         path = workdir / "source.duckdb"
         _export_store(db, "duckdb", path, _tables_in(db), None)
-    con = duckdb.connect()
+    con = duckdb.connect(config={"temp_directory": str(workdir / "spill")})
     con.execute(f"ATTACH {sql_literal(path)} AS src (READ_ONLY)")
     return con, (path if db.store == "sqlite" else None)
 

@@ -82,7 +82,8 @@ class Writer:
             import duckdb
 
             self.storage_version = storage_version or DUCKDB_STORAGE_VERSION
-            self.con = duckdb.connect()
+            # spill beside the target, as a file connection would (an in-memory one spills into ./.tmp)
+            self.con = duckdb.connect(config={"temp_directory": f"{self.path}.tmp"})
             self.con.execute(
                 f"ATTACH {sql_literal(self.path)} AS target (STORAGE_VERSION {sql_literal(self.storage_version)})"
             )
