@@ -76,6 +76,7 @@ DEFAULT_OPTIONS = {
     "ties": ["shared", "strict"],
     "dice": 5,
     "faces": 6,
+    "many_dice": 5000,  # threes_many_dice: expected score for 1..many_dice dice (0 = not built)
 }
 TEST_OPTIONS = {"max_players": 5}  # seed 001 example needs 4 players after
 
@@ -455,6 +456,11 @@ def _options(options: dict) -> tuple[int, dict[str, Rules], list[str]]:
         raise ValueError(
             f"threes.dice must be 1..{MAX_DICE} and threes.faces {FACES[0]}..{FACES[1]}, got {dice}, {faces}"
         )
+    from dicebase.builder.threes_many import MAX_MANY_DICE
+
+    many = _int_option(options, "many_dice")
+    if not 0 <= many <= MAX_MANY_DICE:
+        raise ValueError(f"threes.many_dice must be 0..{MAX_MANY_DICE} (0 = no many-dice table), got {many}")
     known = standard_variants(dice, faces)
     names = _names_option(options, "variants", list(known))
     ties = _names_option(options, "ties", TIE_RULES)
@@ -503,13 +509,20 @@ def solver_settings(max_players: int, ties: list[str]) -> dict:
 
 def build(ctx, options: dict) -> None:
     """Solve every variant and tie rule and write the threes_* tables."""
+    from dicebase.builder import threes_many
+
     max_players, variants, ties_rules = _options(options)
+    many = {}
     for name, rules in variants.items():
         ctx.variant(name, rules.record(), solver_settings(max_players, ties_rules))
         with ctx.step(f"{name}: rules and rolls"):
             write_variant(ctx, rules)
         with ctx.step(f"{name}: expected score"):
             write_expected(ctx, solve_expected(rules))
+        if options["many_dice"]:
+            with ctx.step(f"{name}: expected score with 1..{options['many_dice']} dice"):
+                many[name] = threes_many.solve_many(rules, options["many_dice"])
+                threes_many.write_many(ctx, many[name])
         for ties in ties_rules:
             with ctx.step(f"{name} {ties}: win probabilities, {max_players} players"):
                 sol = solve_win(rules, ties, max_players)
@@ -517,6 +530,8 @@ def build(ctx, options: dict) -> None:
                 write_win(ctx, sol)
     ctx.note("tie_break", "fewest dice kept among keeps within 1e-12 of the best")
     ctx.note("no_target", {n: r.no_target for n, r in variants.items()})
+    if many:
+        ctx.note("many_dice", {n: threes_many.settings(sol) for n, sol in many.items()})
 
 
 def write_variant(ctx, rules: Rules) -> None:

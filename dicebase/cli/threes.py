@@ -58,6 +58,12 @@ def best(dice, variant, score, to_beat, players_after, must_keep_two, ties, db_p
     --format csv prints one row per keep, best first (rank 1), each with the
     whole state (an empty to_beat means nobody has finished yet).
 
+    Bounds: the win objective (the N-player tables) covers rolls of up to the
+    built dice (5) and rounds of up to the built max_players (12 by default,
+    at most 20; see `dicebase info`). The expected-score objective also takes
+    rolls of any size up to the built many_dice (5000 by default), ranking
+    every keep from threes_many_dice; on exact ties there it keeps every 3.
+
     Example:
 
     \b
@@ -100,10 +106,16 @@ def _table_doc(answer) -> dict:
 
 @group.command()
 @_variant_option
+@click.option("--dice", type=int, default=None,
+              help="Answer for a turn of this many dice, 1 up to the built many_dice (5000 by default).")
 @db_option
 @output_option
-def expected(variant, db_path, fmt, as_json):
+def expected(variant, dice, db_path, fmt, as_json):
     """Expected final score of a turn played to minimise it, per dice left.
+
+    Without --dice: every dice count of the built game (1..5). With --dice N:
+    a turn of N dice, read from the many-dice table (seed 000's open question:
+    from about 150 dice on it no longer changes in double precision).
 
     Rows with must_keep_two=true are the states right after a re-roll (reroll
     variant): that roll must keep at least two dice.
@@ -112,9 +124,10 @@ def expected(variant, db_path, fmt, as_json):
 
     \b
         dicebase threes expected --variant reroll --json
+        dicebase threes expected --dice 5000
     """
     with open_db(db_path) as db:
-        rows = db.threes.expected(variant)
+        rows = db.threes.expected(variant, dice=dice)
     emit([{"dice": r.dice, "must_keep_two": r.must_keep_two, "expected_score": r.expected_score} for r in rows],
          resolve_format(fmt, as_json))
 
