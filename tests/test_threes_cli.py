@@ -134,7 +134,9 @@ def test_seats_json(run_cli, dbarg):
     "args, fragment",
     [
         (["best", "3", "1", "7"], "faces must be 1..6"),
-        (["best", "1", "2", "3", "4", "5", "6"], "1..5 dice"),
+        (["best", *["1"] * 5001], "1..5000 dice"),
+        (["best", "1", "2", "3", "4", "5", "6", "--players-after", "2"], "up to 5 dice"),
+        (["expected", "--dice", "5001"], "1..5000"),
         (["best", "1", "2", "--score", "-3"], ">= 0"),
         (["best", "1", "2", "3", "4", "--score", "3"], "impossible"),
         (["best", "1", "2", "--variant", "fancy"], "unknown variant"),
