@@ -453,7 +453,7 @@ def test_stored_actions_reproduce_the_stored_win_rates_exactly(db_path):
 
     from dicebase.builder.rolled_ones.evaluate import evaluate
     from dicebase.builder.rolled_ones.policies import POLICIES
-    from dicebase.builder.rolled_ones.rules import Rules
+    from dicebase.rules.rolled_ones import Rules
 
     v, acts, _, stored = _load_actions(db_path)
     G, K = v.goal, v.turn_total_bound

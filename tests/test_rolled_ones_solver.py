@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 
 from dicebase.builder.rolled_ones import policies as pol
 from dicebase.builder.rolled_ones.evaluate import evaluate, final_turn_agrees
-from dicebase.builder.rolled_ones.rules import P_exceed_table, P_new1s, P_new1s_table, Rules, reachable_turns
+from dicebase.builder.rolled_ones.rules import P_exceed_table, P_new1s_table, reachable_turns
+from dicebase.rules.rolled_ones import P_new1s, Rules
 from dicebase.builder.rolled_ones.solver import P_hold, P_roll, check_hold_beyond_bound, solve
 
 STANDARD = Rules()

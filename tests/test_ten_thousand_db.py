@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 import dicebase
-from dicebase.builder.ten_thousand.rules import TEN_THOUSAND
-from dicebase.builder.ten_thousand.scoring import legal_keeps
+from dicebase.rules.ten_thousand import TEN_THOUSAND
+from dicebase.rules.ten_thousand import legal_keeps
 from dicebase.query.base import BadInput
 from dicebase.query import ten_thousand as Q
 

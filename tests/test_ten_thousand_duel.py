@@ -9,8 +9,8 @@ from numba import njit
 
 from dicebase.builder.dice import rolls
 from dicebase.builder.ten_thousand import twoplayer
-from dicebase.builder.ten_thousand.rules import TEN_THOUSAND
-from dicebase.builder.ten_thousand.scoring import legal_keeps, turn_states
+from dicebase.rules.ten_thousand import TEN_THOUSAND
+from dicebase.rules.ten_thousand import legal_keeps, turn_states
 
 R = TEN_THOUSAND
 G = 6  # goal 300 points: every phase (normal turns, past the goal, last turn) at a small size

@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 
 from dicebase.builder.dice import rolls
 from dicebase.builder.ten_thousand.odds import odds_rows
-from dicebase.builder.ten_thousand.rules import FARKLE, TEN_THOUSAND
-from dicebase.builder.ten_thousand.scoring import classify, dominated_flags, keep_points, legal_keeps
+from dicebase.rules.ten_thousand import FARKLE, TEN_THOUSAND
+from dicebase.rules.ten_thousand import classify, dominated_flags, keep_points, legal_keeps
 
 R = TEN_THOUSAND
 

@@ -7,8 +7,9 @@ import numpy as np
 import pytest
 
 from dicebase.builder.ten_thousand import heuristic, solitaire
-from dicebase.builder.ten_thousand.rules import FARKLE, TEN_THOUSAND
-from dicebase.builder.ten_thousand.scoring import transitions, turn_states
+from dicebase.rules.ten_thousand import FARKLE, TEN_THOUSAND
+from dicebase.builder.ten_thousand.scoring import transitions
+from dicebase.rules.ten_thousand import turn_states
 from dicebase.builder.ten_thousand.solitaire import expected_max_points, flatten
 
 

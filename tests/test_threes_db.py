@@ -445,7 +445,7 @@ def states(draw):
     rules = T.VARIANTS[variant]
     d = draw(st.integers(1, rules.dice))
     roll = draw(st.lists(st.integers(1, rules.faces), min_size=d, max_size=d))
-    reachable = [int(s) for s in rules.reachable_scores(d).nonzero()[0]]
+    reachable = [s for s, ok in enumerate(rules.reachable_scores(d)) if ok]
     score = draw(st.sampled_from(reachable))
     flag = variant == "reroll" and d >= 2 and draw(st.booleans())
     ties = draw(st.sampled_from(T.TIE_RULES))

@@ -14,8 +14,9 @@ import pytest
 
 import dicebase
 
-from dicebase.builder.threes import TOL, _roll_sets, solve_expected, standard_variants
+from dicebase.builder.threes import _roll_sets, solve_expected
 from dicebase.builder.threes_many import Bounds, solve_many
+from dicebase.rules.threes import TOL, standard_variants
 
 VARIANTS = ("classic", "reroll")
 ENUMERATED = 12  # plain enumeration of every roll multiset up to this many dice

@@ -56,7 +56,7 @@ def test_validate_options_accepts(changes):
 
 def test_duplicates_are_dropped():
     # a repeated tie rule used to solve and write the same rows twice (a key violation late in the build)
-    max_players, variants, ties = T._options(merged(variants=["classic", "classic"], ties=["strict", "strict"]))
+    max_players, variants, ties = T.check_options(merged(variants=["classic", "classic"], ties=["strict", "strict"]))
     assert list(variants) == ["classic"] and ties == ["strict"]
 
 

@@ -24,7 +24,13 @@ import numpy as np
 
 import dicebase
 from dicebase.builder import registry
-from dicebase.builder.store import Writer, canonical_column, update_checksum
+from dicebase.builder.store import (
+    DUCKDB_STORAGE_VERSION,
+    Writer,
+    canonical_column,
+    check_storage_version,
+    update_checksum,
+)
 from dicebase.location import Location, resolve
 from dicebase import SCHEMA_VERSION
 from dicebase.schema import CORE, catalogue, game_tables, game_views
@@ -123,6 +129,7 @@ class BuildReport:
     built: list[str]
     skipped: list[str]
     seconds: float
+    storage_version: str | None = None  # DuckDB: the storage format the file was (re)written in; None if untouched
 
 
 def parse_options(game: str, overrides: dict[str, Any] | None) -> dict[str, Any]:
@@ -189,13 +196,20 @@ def build(
     force: bool = False,
     quiet: bool = False,
     options: dict[str, dict[str, Any]] | None = None,
+    storage_version: str | None = None,
+    threads: int | None = None,
 ) -> BuildReport:
     """Build ``games`` (default: all) into ``target`` (default: db/dicebase.duckdb).
 
     Games already in the target with the same package version, schema version
     and options are skipped unless ``force``.  Other games already in the file
-    are kept.  Raises BuildError for bad requests; any solver error propagates
-    after the temporary file is removed.
+    are kept.  A DuckDB file is written in ``storage_version``'s format
+    (default DUCKDB_STORAGE_VERSION, readable by DuckDB 1.1 and later); an
+    existing file in another format is rewritten in this one.  The solvers
+    run on ``threads`` threads (default: every core); their answers do not
+    depend on it (docs/DESIGN.md).  Raises
+    BuildError for bad requests; any solver error propagates after the
+    temporary file is removed.
     """
     loc = target if isinstance(target, Location) else resolve(target)
     try:
@@ -208,6 +222,16 @@ def build(
     if stray:
         raise BuildError(f"options given for games not being built: {', '.join(sorted(stray))}")
     game_options = {g: parse_options(g, overrides.get(g)) for g in names}
+    if loc.store == "duckdb":
+        storage_version = storage_version or DUCKDB_STORAGE_VERSION
+        try:
+            check_storage_version(storage_version)
+        except ValueError as exc:
+            raise BuildError(str(exc)) from None
+    elif storage_version is not None:
+        raise BuildError("--storage-version applies to DuckDB files only, not to SQLite")
+
+    threads = _solver_threads(threads)
 
     if loc.path.is_dir():
         raise BuildError(f"{loc.path} is a directory; give a database file path, e.g. {loc.path / 'dicebase.duckdb'}")
@@ -221,7 +245,8 @@ def build(
         and existing[g]["package_version"] == dicebase.__version__
     ]
     todo = names if force else [g for g in names if g not in up_to_date]
-    if not todo:
+    convert = loc.store == "duckdb" and existing is not None and _storage_version(loc) != storage_version
+    if not todo and not convert:
         return BuildReport(loc, [], names, 0.0)
 
     loc.path.parent.mkdir(parents=True, exist_ok=True)
@@ -230,10 +255,17 @@ def build(
     keep = [g for g in (existing or {}) if g not in todo and g in registry.GAMES]
     started = time.perf_counter()
     writer = None
+    import numba
+
+    threads_before = numba.get_num_threads()
+    numba.set_num_threads(threads)
     try:
-        if keep:
-            shutil.copyfile(loc.path, temp)
-        writer = Writer(temp, loc.store)
+        if loc.store == "duckdb":
+            writer = Writer(temp, loc.store, storage_version=storage_version, copy_from=loc.path if keep else None)
+        else:
+            if keep:
+                shutil.copyfile(loc.path, temp)
+            writer = Writer(temp, loc.store)
         if keep:
             _forget_games(writer, todo)
         else:
@@ -242,7 +274,7 @@ def build(
         for game in todo:
             _build_game(writer, game, game_options[game], quiet)
         _write_catalogue(writer, sorted(set(keep) | set(todo), key=list(registry.GAMES).index))
-        _write_build_info(writer, loc, time.perf_counter() - started)
+        _write_build_info(writer, loc, time.perf_counter() - started, storage_version, threads)
         writer.close()
         writer = None
         os.replace(temp, loc.path)
@@ -251,7 +283,38 @@ def build(
             writer.abort()
         for leftover in (temp, temp.with_name(temp.name + ".wal")):
             leftover.unlink(missing_ok=True)
-    return BuildReport(loc, todo, [g for g in names if g not in todo], time.perf_counter() - started)
+        numba.set_num_threads(threads_before)
+    return BuildReport(
+        loc, todo, [g for g in names if g not in todo], time.perf_counter() - started, storage_version
+    )
+
+
+def _solver_threads(threads: int | None) -> int:
+    """The solver thread count: ``threads``, or every core numba may use (NUMBA_NUM_THREADS)."""
+    import numba
+
+    most = numba.config.NUMBA_NUM_THREADS
+    if threads is None:
+        return most
+    if isinstance(threads, bool) or not isinstance(threads, int) or not 1 <= threads <= most:
+        raise BuildError(
+            f"--threads must be a whole number from 1 to {most} (this machine's cores; "
+            f"set NUMBA_NUM_THREADS for more), got {threads!r}"
+        )
+    return threads
+
+
+def _storage_version(loc: Location) -> str | None:
+    """The DuckDB storage version an existing dicebase file records (None: not recorded)."""
+    from dicebase.query import open as open_db
+    from dicebase.query.base import DicebaseError
+
+    try:
+        with open_db(loc) as db:
+            row = db.fetchone("SELECT value FROM build_info WHERE key = 'duckdb_storage_version'")
+    except DicebaseError:
+        return None
+    return row[0] if row else None
 
 
 def _forget_games(writer: Writer, games: list[str]) -> None:
@@ -306,6 +369,7 @@ def _build_game(writer: Writer, game: str, options: dict[str, Any], quiet: bool)
 
 
 def _write_catalogue(writer: Writer, games: list[str]) -> None:
+    """schema_tables and schema_columns; in DuckDB also COMMENT ON every table, view and column."""
     table_rows, column_rows = catalogue(games)
     writer.execute("DELETE FROM schema_tables")
     writer.execute("DELETE FROM schema_columns")
@@ -315,9 +379,15 @@ def _write_catalogue(writer: Writer, games: list[str]) -> None:
         ["table_name", "position", "column_name", "data_type", "is_key", "description"],
         column_rows,
     )
+    writer.describe(
+        [t for game in [CORE, *games] for t in game_tables(game)],
+        [v for game in games for v in game_views(game)],
+    )
 
 
-def _write_build_info(writer: Writer, loc: Location, seconds: float) -> None:
+def _write_build_info(
+    writer: Writer, loc: Location, seconds: float, storage_version: str | None, threads: int
+) -> None:
     import duckdb
     import sqlalchemy
 
@@ -334,7 +404,10 @@ def _write_build_info(writer: Writer, loc: Location, seconds: float) -> None:
         "duckdb_version": duckdb.__version__,
         "sqlalchemy_version": sqlalchemy.__version__,
         "machine": f"{platform.machine()} {os.cpu_count()} cores",
+        "threads": str(threads),  # solver threads of the last build (answers do not depend on it)
     }
+    if loc.store == "duckdb":
+        facts["duckdb_storage_version"] = storage_version
     writer.execute("DELETE FROM build_info")
     writer.insert_rows("build_info", ["key", "value"], sorted(facts.items()))
 

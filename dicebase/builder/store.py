@@ -18,6 +18,39 @@ from dicebase.schema import View, create_table_sql, create_view_sql
 
 SQLITE_BATCH = 200_000
 
+DUCKDB_STORAGE_VERSION = "v1.1.0"
+"""The DuckDB storage format a build writes unless told otherwise.
+
+DuckDB writes its newest format by default, which older releases refuse
+("database file with version number 69, but we can only read versions
+between 64 and 68").  ``v1.1.0`` is read by DuckDB 1.1 and every later
+release, and holds everything dicebase uses: tables, primary keys, views
+and COMMENT ON tables, views and columns (tests/test_other_tools.py opens a
+fresh build with duckdb 1.1.3).  ``--storage-version latest`` writes the
+newest format instead.
+"""
+
+
+def sql_literal(text: str) -> str:
+    """A SQL string literal (for statements that take no parameters: ATTACH, COMMENT ON, COPY)."""
+    return "'" + str(text).replace("'", "''") + "'"
+
+
+def check_storage_version(version: str) -> None:
+    """ValueError with one line unless this DuckDB can write storage format ``version``."""
+    import duckdb
+
+    con = duckdb.connect()
+    try:
+        con.execute(f"ATTACH ':memory:' AS probe (STORAGE_VERSION {sql_literal(version)})")
+    except duckdb.Error:
+        raise ValueError(
+            f"unknown DuckDB storage version {version!r}; give a DuckDB release such as "
+            f"{DUCKDB_STORAGE_VERSION} (the default), v1.2.0, or latest"
+        ) from None
+    finally:
+        con.close()
+
 
 def canonical_column(values: np.ndarray) -> np.ndarray:
     """The array as stored: int64, float64, bool or object (Python str)."""
@@ -44,15 +77,30 @@ def update_checksum(digest: "hashlib._Hash", values: np.ndarray) -> None:
 
 
 class Writer:
-    """An open, writable store file.  Use ``close()`` to commit."""
+    """An open, writable store file.  Use ``close()`` to commit.
 
-    def __init__(self, path: Path, store: str):
+    A DuckDB file is written in ``storage_version``'s format (default
+    DUCKDB_STORAGE_VERSION); ``copy_from`` starts it as a copy of another
+    DuckDB file (DuckDB's COPY FROM DATABASE: tables, keys, views, comments),
+    which also converts that file to the chosen format.
+    """
+
+    def __init__(self, path: Path, store: str, *, storage_version: str | None = None, copy_from: Path | None = None):
         self.path = Path(path)
         self.store = store
         if store == "duckdb":
             import duckdb
 
-            self.con = duckdb.connect(str(self.path))
+            self.storage_version = storage_version or DUCKDB_STORAGE_VERSION
+            self.con = duckdb.connect()
+            self.con.execute(
+                f"ATTACH {sql_literal(self.path)} AS target (STORAGE_VERSION {sql_literal(self.storage_version)})"
+            )
+            self.con.execute("USE target")
+            if copy_from is not None:
+                self.con.execute(f"ATTACH {sql_literal(copy_from)} AS source (READ_ONLY)")
+                self.con.execute("COPY FROM DATABASE source TO target")
+                self.con.execute("DETACH source")
         elif store == "sqlite":
             self.con = sqlite3.connect(str(self.path), isolation_level=None)
             # The file is a private temporary until the final rename, so
@@ -81,6 +129,21 @@ class Writer:
     def create_view(self, view: View) -> None:
         self.con.execute(create_view_sql(view))
 
+    def describe(self, tables: list[Table], views: list[View]) -> None:
+        """DuckDB: COMMENT ON every table, view and column, so duckdb_tables(),
+        duckdb_views(), duckdb_columns() and DuckDB's UIs show the descriptions.
+        (SQLite has no comments; its schema_tables/schema_columns say the same.)"""
+        if self.store != "duckdb":
+            return
+        for t in tables:
+            self.con.execute(f"COMMENT ON TABLE {t.name} IS {sql_literal(t.comment)}")
+            for col in t.columns:
+                self.con.execute(f"COMMENT ON COLUMN {t.name}.{col.name} IS {sql_literal(col.comment)}")
+        for v in views:
+            self.con.execute(f"COMMENT ON VIEW {v.name} IS {sql_literal(v.comment)}")
+            for name, _type, comment in v.columns():
+                self.con.execute(f"COMMENT ON COLUMN {v.name}.{name} IS {sql_literal(comment)}")
+
     def drop(self, name: str, kind: str) -> None:
         self.con.execute(f"DROP {kind.upper()} IF EXISTS {name}")
 
@@ -91,7 +154,7 @@ class Writer:
         else:
             rows = self.execute(
                 "SELECT table_name, CASE table_type WHEN 'VIEW' THEN 'view' ELSE 'table' END "
-                "FROM information_schema.tables WHERE table_schema = 'main'"
+                "FROM information_schema.tables WHERE table_catalog = current_database() AND table_schema = 'main'"
             )
         return {name: kind for name, kind in rows}
 
@@ -133,7 +196,7 @@ class Writer:
         if self.store == "sqlite":
             self.con.execute("COMMIT")
         else:
-            self.con.execute("CHECKPOINT")
+            self.con.execute("CHECKPOINT target")
         self.con.close()
 
     def abort(self) -> None:

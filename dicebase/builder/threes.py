@@ -1,17 +1,9 @@
 """Threes, solved exactly by enumerating roll multisets.
 
-Rules (seeds 000 and 003): roll ``dice`` dice with ``faces`` faces; each face
-is worth its number except 3, worth zero; after every roll keep some of the
-dice and re-roll the rest until every die is kept; the lowest total wins.
-Since a kept die only adds its worth, a player always keeps the *lowest-worth*
-dice, so an action is just ``a`` = how many of the sorted dice to keep.
-
-Variants (all parameters live in :class:`Rules`, nothing assumes 5 or 6):
-
-- ``classic`` (seed 003): keep at least one die after every roll.
-- ``reroll`` (seed 000): as classic, but you may keep none (re-roll them all)
-  unless only one die is left; the roll after a re-roll must keep at least
-  ``keep_after_reroll`` (2) dice, so re-rolls never come twice in a row.
+The rules, their variants and the legal keeps are in :mod:`dicebase.rules.threes`
+(shared with the lookups).  Since a kept die only adds its worth, a player always
+keeps the *lowest-worth* dice, so an action is just ``a`` = how many of the sorted
+dice to keep.
 
 A pre-roll state is ``(d, s, f)``: ``d`` dice left to roll, ``s`` points
 kept so far, ``f`` the must-keep-two flag.  A decision state adds the roll
@@ -58,122 +50,15 @@ touches the database: ``build(ctx, options)`` writes its arrays.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
-from functools import cached_property
+from dataclasses import dataclass, field
 
 import numpy as np
 
-from dicebase.query.threes import legal_keeps
-
 from dicebase.builder.dice import rolls
-
-GAME = "threes"
-TIE_RULES = ("shared", "strict")
-TOL = 1e-12
-DEFAULT_OPTIONS = {
-    "max_players": 12,
-    "variants": ["classic", "reroll"],
-    "ties": ["shared", "strict"],
-    "dice": 5,
-    "faces": 6,
-    "many_dice": 5000,  # threes_many_dice: expected score for 1..many_dice dice (0 = not built)
-}
-TEST_OPTIONS = {"max_players": 5}  # seed 001 example needs 4 players after
-
-
-# --------------------------------------------------------------------------- rules
-@dataclass(frozen=True)
-class Rules:
-    """Every rule parameter of a Threes variant."""
-
-    variant: str
-    dice: int = 5
-    faces: int = 6
-    worth: tuple[int, ...] = (1, 2, 0, 4, 5, 6)  # worth[f - 1] = points of face f
-    min_keep: int = 1  # fewest dice kept after a roll without re-roll
-    allow_reroll: bool = False  # may keep 0 dice (not with one die left, not twice in a row)
-    keep_after_reroll: int = 2  # dice that must be kept on the roll after a re-roll
-    description: str = ""
-
-    def __post_init__(self):
-        if self.dice < 1 or self.faces < 1 or len(self.worth) != self.faces:
-            raise ValueError(f"threes {self.variant}: need dice >= 1, faces >= 1 and one worth per face")
-        if min(self.worth) < 0:
-            raise ValueError(f"threes {self.variant}: worths must be >= 0")
-
-    @property
-    def max_worth(self) -> int:
-        return max(self.worth)
-
-    @property
-    def max_score(self) -> int:
-        return self.dice * self.max_worth
-
-    @property
-    def no_target(self) -> int:
-        """The ``to_beat`` value meaning "nobody has finished yet" (beaten by every score)."""
-        return self.max_score + 1
-
-    def score_range(self, dice_left: int) -> int:
-        """Number of score columns 0..max for a state with ``dice_left`` dice to roll."""
-        return self.max_worth * (self.dice - dice_left) + 1
-
-    def flags(self, dice_left: int) -> tuple[bool, ...]:
-        """Values the must-keep-two flag can take with ``dice_left`` dice to roll."""
-        if self.allow_reroll and 2 <= dice_left <= self.dice:
-            return (False, True)
-        return (False,)
-
-    def legal_keeps(self, dice_left: int, must_keep_two: bool) -> range:
-        """Legal numbers of dice to keep after rolling ``dice_left`` dice."""
-        return legal_keeps(self, dice_left, must_keep_two)
-
-    @cached_property
-    def reachable(self) -> list[np.ndarray]:
-        """``reachable[k][s]``: can ``k`` kept dice be worth exactly ``s`` points?"""
-        out = [np.ones(1, dtype=bool)]
-        single = np.zeros(self.max_worth + 1, dtype=bool)
-        single[list(self.worth)] = True
-        for _ in range(self.dice):
-            out.append(np.convolve(out[-1], single) > 0)
-        return out
-
-    def reachable_scores(self, dice_left: int) -> np.ndarray:
-        return self.reachable[self.dice - dice_left]
-
-    def record(self) -> dict:
-        rec = asdict(self)
-        rec["worth"] = list(self.worth)
-        rec["max_score"] = self.max_score
-        rec["no_target"] = self.no_target
-        return rec
-
-
-def standard_variants(dice: int = 5, faces: int = 6) -> dict[str, Rules]:
-    worth = tuple(0 if f == 3 else f for f in range(1, faces + 1))
-    return {
-        "classic": Rules(
-            "classic",
-            dice,
-            faces,
-            worth,
-            description="seed 003: keep at least one die after every roll",
-        ),
-        "reroll": Rules(
-            "reroll",
-            dice,
-            faces,
-            worth,
-            allow_reroll=True,
-            description=(
-                "seed 000: may keep no die and re-roll all (not with one die left); "
-                "the next roll must keep at least two"
-            ),
-        ),
-    }
-
-
-VARIANTS = standard_variants()
+from dicebase.rules.threes import (  # noqa: F401  (MAX_PLAYERS, VARIANTS, sort_roll: part of this module's surface)
+    DEFAULT_OPTIONS, GAME, MAX_PLAYERS, TEST_OPTIONS, TIE_RULES, TOL, VARIANTS, Rules, check_options,
+    decision_states, sort_roll, validate_options,
+)
 
 
 # --------------------------------------------------------------------------- rolls
@@ -407,92 +292,9 @@ def action_values_win(sol: WinSolution, keep_order, score, to_beat, players_afte
     ]
 
 
-def sort_roll(rules: Rules, faces) -> list[int]:
-    """Faces in keep order: lowest worth first, ties by face."""
-    return sorted(faces, key=lambda f: (rules.worth[f - 1], f))
-
-
-
-
 # --------------------------------------------------------------------------- build
 def _const(value, n: int) -> np.ndarray:
     return np.full(n, value, dtype=object if isinstance(value, str) else None)
-
-
-MAX_PLAYERS = 20  # upper bound of threes.max_players; must equal dicebase.query.threes.MAX_PLAYERS
-MAX_DICE = 8  # pack_keeps stores one decimal digit per keep (<= 9)
-FACES = (3, 12)  # a face 3 (worth 0) must exist
-MAX_DECISION_STATES = 40_000_000  # whole build; the default build has 5,149,440 (12 players)
-
-
-def _int_option(options: dict, key: str) -> int:
-    value = options[key]
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise ValueError(f"threes.{key} must be a whole number, got {value!r}")
-    return value
-
-
-def _names_option(options: dict, key: str, allowed) -> list[str]:
-    """A name or a list of names drawn from ``allowed``: duplicates dropped, order kept."""
-    value = options[key]
-    names = [value] if isinstance(value, str) else value
-    if not isinstance(names, (list, tuple)) or not names or not all(isinstance(n, str) for n in names):
-        raise ValueError(f"threes.{key} must be a non-empty list drawn from {list(allowed)}, got {value!r}")
-    unknown = [n for n in names if n not in allowed]
-    if unknown:
-        raise ValueError(f"threes.{key}: unknown {unknown}; allowed: {list(allowed)}")
-    return list(dict.fromkeys(names))
-
-
-def _options(options: dict) -> tuple[int, dict[str, Rules], list[str]]:
-    """Check every build option; ValueError with one line naming the option and what is allowed."""
-    max_players = _int_option(options, "max_players")
-    if not 2 <= max_players <= MAX_PLAYERS:
-        raise ValueError(
-            f"threes.max_players must be 2..{MAX_PLAYERS} (rounds of 2 to {MAX_PLAYERS} players), got {max_players}"
-        )
-    dice, faces = _int_option(options, "dice"), _int_option(options, "faces")
-    if not (1 <= dice <= MAX_DICE and FACES[0] <= faces <= FACES[1]):
-        raise ValueError(
-            f"threes.dice must be 1..{MAX_DICE} and threes.faces {FACES[0]}..{FACES[1]}, got {dice}, {faces}"
-        )
-    from dicebase.builder.threes_many import MAX_MANY_DICE
-
-    many = _int_option(options, "many_dice")
-    if not 0 <= many <= MAX_MANY_DICE:
-        raise ValueError(f"threes.many_dice must be 0..{MAX_MANY_DICE} (0 = no many-dice table), got {many}")
-    known = standard_variants(dice, faces)
-    names = _names_option(options, "variants", list(known))
-    ties = _names_option(options, "ties", TIE_RULES)
-    variants = {n: known[n] for n in names}
-    size = decision_states(variants.values(), max_players, len(ties))
-    if size > MAX_DECISION_STATES:
-        raise ValueError(
-            f"threes: {dice} dice, {faces} faces, {max_players} players, {len(names)} variant(s) and "
-            f"{len(ties)} tie rule(s) make {size / 1e6:.1f} million decision states, over the limit of "
-            f"{MAX_DECISION_STATES // 1_000_000} million (the default build has 5.1); lower dice, faces or max_players"
-        )
-    return max_players, variants, ties
-
-
-def decision_states(variants, max_players: int, n_ties: int) -> int:
-    """Decision states of a build (rows of threes_win_decisions): per variant and tie rule,
-    players_after x to_beat x every (dice_left, must_keep_two, reachable score, roll)."""
-    from math import comb
-
-    total = 0
-    for rules in variants:
-        per_target = sum(
-            len(rules.flags(d)) * int(rules.reachable_scores(d).sum()) * comb(rules.faces + d - 1, d)
-            for d in range(1, rules.dice + 1)
-        )
-        total += per_target * (rules.no_target + 1) * max_players * n_ties
-    return total
-
-
-def validate_options(options: dict) -> None:
-    """Called by the pipeline before it touches any file: ValueError (one line) for bad options."""
-    _options(options)
 
 
 def solver_settings(max_players: int, ties: list[str]) -> dict:
@@ -511,7 +313,7 @@ def build(ctx, options: dict) -> None:
     """Solve every variant and tie rule and write the threes_* tables."""
     from dicebase.builder import threes_many
 
-    max_players, variants, ties_rules = _options(options)
+    max_players, variants, ties_rules = check_options(options)
     many = {}
     for name, rules in variants.items():
         ctx.variant(name, rules.record(), solver_settings(max_players, ties_rules))
@@ -626,7 +428,7 @@ def write_win(ctx, sol: WinSolution) -> None:
     pcols: dict[str, list] = {k: [] for k in (*keys, "keeps")}
     for level in sol.levels:
         for d, f in states:
-            reach = rules.reachable_scores(d)
+            reach = np.asarray(rules.reachable_scores(d), dtype=bool)
             value = level.value[(d, f)]  # (NB, S_d)
             b, s = np.nonzero(np.broadcast_to(reach[None, :], value.shape))
             fixed = {"players_after": level.m, "dice_left": d, "must_keep_two": f}

@@ -40,7 +40,7 @@ from math import floor
 
 import numpy as np
 
-from dicebase.builder.threes import TOL, Rules
+from dicebase.rules.threes import MAX_MANY_DICE, TOL, Rules
 
 DEFAULT_MAX_DICE = 5000
 
@@ -275,9 +275,6 @@ def keep_rows(rules: Rules, F: np.ndarray, settled: int, forced_max: int) -> lis
 
 
 # --------------------------------------------------------------------------- build
-MAX_MANY_DICE = 10_000  # upper bound of threes.many_dice (the solve is linear in it: ~0.3 ms a die)
-
-
 def settings(sol: ManyDice) -> dict:
     """What the build records about the many-dice solve (build_games.notes_json, key many_dice)."""
     return {

@@ -75,7 +75,12 @@ def _parse_option(text: str) -> tuple[str, str, object]:
 @click.option("--quiet", "-q", is_flag=True, help="No progress display.")
 @click.option("--option", "-o", "option_texts", multiple=True, metavar="GAME.KEY=VALUE",
               help="Override a build option, e.g. ten-thousand.goal=2000 (repeatable).")
-def build(games, db_path, force, quiet, option_texts):
+@click.option("--storage-version", metavar="VERSION", default=None,
+              help="DuckDB storage format to write (default v1.1.0: every DuckDB from 1.1 on opens the file; "
+                   "'latest' for the newest).")
+@click.option("--threads", type=click.IntRange(min=1), default=None, metavar="N",
+              help="Solver threads (default: every core); the answers are the same for any N.")
+def build(games, db_path, force, quiet, option_texts, storage_version, threads):
     """Solve the named games (default: all) and write their tables.
 
     The build writes a temporary file beside the target and renames it into
@@ -88,6 +93,8 @@ def build(games, db_path, force, quiet, option_texts):
         dicebase build
         dicebase build threes --db sqlite:///db/dicebase.sqlite
         dicebase build ten-thousand -o ten-thousand.goal=2000 --db db/small.duckdb
+        dicebase build --storage-version v1.2.0
+        dicebase build ten-thousand --threads 4
     """
     from dicebase.builder.pipeline import BuildError, build as run_build
     from dicebase.location import resolve
@@ -99,13 +106,18 @@ def build(games, db_path, force, quiet, option_texts):
         options.setdefault(game, {})[key] = value
     try:
         loc = resolve(db_path)
-        report = run_build(list(games) or None, loc, force=force, quiet=quiet, options=options)
+        report = run_build(
+            list(games) or None, loc, force=force, quiet=quiet, options=options, storage_version=storage_version,
+            threads=threads,
+        )
     except (BuildError, ValueError) as exc:
         raise BadInput(str(exc)) from None
     names = lambda gs: ", ".join(g.replace("_", "-") for g in gs)  # noqa: E731
     if report.built:
         size = loc.path.stat().st_size / 1e6
         click.echo(f"built {names(report.built)} into {loc.path.resolve()} ({loc.store}) in {report.seconds:.1f} s ({size:.1f} MB)")
+    elif report.storage_version:
+        click.echo(f"rewrote {loc.path.resolve()} in DuckDB storage version {report.storage_version}")
     if report.skipped:
         click.echo(f"up to date: {names(report.skipped)} (use --force to rebuild)")
 
@@ -201,26 +213,38 @@ def schema(table, db_path, fmt, as_json):
 
 
 @cli.command()
-@click.option("--format", "fmt", type=click.Choice(["sqlite", "duckdb", "parquet", "csv"]), required=True,
-              help="sqlite/duckdb: one database file; parquet/csv: a directory with one file per table.")
-@click.option("--out", "out", required=True, metavar="PATH", help="Output file (sqlite/duckdb) or directory (parquet/csv).")
+@click.option("--format", "fmt", type=click.Choice(["sqlite", "duckdb", "parquet", "csv", "datasette"]), required=True,
+              help="sqlite/duckdb: one database file; parquet/csv: a directory with one file per table and view; "
+                   "datasette: a directory with dicebase.sqlite and metadata.json.")
+@click.option("--out", "out", required=True, metavar="PATH",
+              help="Output file (sqlite/duckdb) or directory (parquet/csv/datasette).")
 @click.option("--force", is_flag=True, help="Replace an existing output (a file, or a directory of an earlier export).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress display.")
+@click.option("--storage-version", metavar="VERSION", default=None,
+              help="--format duckdb: DuckDB storage format (default v1.1.0, readable by DuckDB 1.1 and later; 'latest').")
 @db_option
-def export(fmt, out, force, quiet, db_path):
-    """Copy every table to another store or to Parquet/CSV files.
+def export(fmt, out, force, quiet, storage_version, db_path):
+    """Copy every table and view to another store, to Parquet/CSV files or to a Datasette site.
+
+    Views stay views in sqlite/duckdb and become files in parquet/csv. Parquet
+    files carry the descriptions in their key-value metadata; CSV comes with
+    csv-metadata.json (CSVW): every column's type and description. datasette
+    writes DIR/dicebase.sqlite and DIR/metadata.json (descriptions and canned
+    lookups); serve it with: datasette serve DIR/dicebase.sqlite -m DIR/metadata.json
 
     Example:
 
     \b
         dicebase export --format sqlite --out db/dicebase.sqlite
         dicebase export --format parquet --out db/parquet
+        dicebase export --format duckdb --out db/latest.duckdb --storage-version latest
+        dicebase export --format datasette --out db/datasette
     """
     from dicebase.builder.export import export as run_export
 
     with open_db(db_path) as db:
-        written = run_export(db, fmt, out, force=force, quiet=quiet)
-    click.echo(f"exported {len(written)} tables to {out}")
+        written = run_export(db, fmt, out, force=force, quiet=quiet, storage_version=storage_version)
+    click.echo(f"exported {len(written)} tables and views to {out}")
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -16,12 +16,10 @@ state are answered:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import cached_property, lru_cache
+from functools import cached_property
 
 from dicebase.query.base import BadInput, NotInDatabase, whole_number
-
-#: Seed 002's human-playable policies, in algorithm order (rolled_ones_states column prefixes).
-POLICY_NAMES = ("roll_4_or_5_dice", "fixed_hold_at", "simple_ones_cases", "keep_pace_end_race")
+from dicebase.rules.rolled_ones import POLICY_NAMES, Rules, reachable_turns
 STATES = "rolled_ones_states"
 FINAL = "rolled_ones_p_exceed"
 #: Largest ``disagreements`` limit: more than any buildable variant has states, and far from
@@ -43,30 +41,17 @@ class Variant:
     komi_max: int
 
     @cached_property
+    def rules(self) -> Rules:
+        return Rules(self.goal, self.dice, self.ones_limit, self.faces, self.turn_total_bound)
+
+    @cached_property
     def reachable(self) -> frozenset[tuple[int, int]]:
         """Every (k, o) a turn can reach with k <= turn_total_bound (each roll adds dice - o' points)."""
-        return _reachable(self.dice, self.ones_limit, self.turn_total_bound)
+        return reachable_turns(self.rules)
 
     def p_end(self, o: int) -> float:
         """Probability that the next roll (dice - o dice) brings the 1s to ones_limit or more."""
-        from math import comb
-
-        d, q = self.dice - o, 1.0 / self.faces
-        return sum(comb(d, n) * q**n * (1 - q) ** (d - n) for n in range(self.ones_limit - o, d + 1))
-
-
-@lru_cache(maxsize=None)
-def _reachable(dice: int, ones_limit: int, bound: int) -> frozenset[tuple[int, int]]:
-    seen = {(0, 0)}
-    todo = [(0, 0)]
-    while todo:
-        k, o = todo.pop()
-        for n in range(ones_limit - o):
-            nxt = (k + dice - o - n, o + n)
-            if nxt[0] <= bound and nxt not in seen:
-                seen.add(nxt)
-                todo.append(nxt)
-    return frozenset(seen)
+        return self.rules.p_end[o]
 
 
 @dataclass(frozen=True)

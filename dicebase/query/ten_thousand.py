@@ -257,7 +257,7 @@ class Queries:
     def _rule(self, rules: str) -> dict:
         built = self.rule_sets()
         if rules not in built:
-            from dicebase.builder.ten_thousand.rules import PRESETS
+            from dicebase.rules.ten_thousand import PRESETS
 
             if rules in PRESETS:
                 raise NotInDatabase(

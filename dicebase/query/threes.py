@@ -18,11 +18,9 @@ from itertools import accumulate
 from functools import cached_property
 
 from dicebase.query.base import BadInput, NotInDatabase, _is_boolean, is_whole_number
+from dicebase.rules.threes import MAX_PLAYERS, TIE_RULES, TOL, VARIANTS, Rules, kept_sums, sort_roll
 
-TIE_RULES = ("shared", "strict")
-TOL = 1e-12  # must equal dicebase.builder.threes.TOL
-KNOWN_VARIANTS = ("classic", "reroll")  # the builder's standard_variants, buildable with -o threes.variants
-MAX_PLAYERS = 20  # must equal dicebase.builder.threes.MAX_PLAYERS (the largest threes.max_players)
+KNOWN_VARIANTS = tuple(VARIANTS)  # the standard variants, buildable with -o threes.variants
 LAST_PLAYER_NEEDS_TARGET = (
     "--players-after 0 needs --to-beat: the last player faces the best score so far "
     "(with nobody finished and nobody after, every score wins)"
@@ -46,23 +44,6 @@ EXPECTED = "expected_final_score"
 WIN = "win_probability"
 
 
-def legal_keeps(rules, dice_left: int, must_keep_two: bool) -> range:
-    """Legal numbers of dice to keep after rolling ``dice_left`` dice: the one
-    statement of the rule, shared by the solver and the lookups.
-
-    After a re-roll at least ``keep_after_reroll`` must be kept; otherwise a
-    variant that allows re-rolls may keep none unless one die is left; else at
-    least ``min_keep``.
-    """
-    if must_keep_two:
-        low = min(rules.keep_after_reroll, dice_left)
-    elif rules.allow_reroll and dice_left > 1:
-        low = 0
-    else:
-        low = min(rules.min_keep, dice_left)
-    return range(low, dice_left + 1)
-
-
 @dataclass(frozen=True)
 class Variant:
     """Rule parameters of a variant, as stored in threes_variants."""
@@ -78,22 +59,24 @@ class Variant:
     no_target: int
     description: str
 
+    @cached_property
+    def rules(self) -> Rules:
+        return Rules(self.name, self.dice, self.faces, self.worths, self.min_keep, self.allow_reroll,
+                     self.keep_after_reroll, self.description)
+
     def worth(self, face: int) -> int:
         return self.worths[face - 1]
 
     def keep_order(self, faces) -> list[int]:
         """Faces sorted the way they are kept: lowest worth first (ties: lower face first)."""
-        return sorted(faces, key=lambda f: (self.worth(f), f))
+        return sort_roll(self.rules, faces)
 
     def legal_keeps(self, dice_left: int, must_keep_two: bool) -> range:
-        return legal_keeps(self, dice_left, must_keep_two)
+        return self.rules.legal_keeps(dice_left, must_keep_two)
 
     def reachable_scores(self, kept: int) -> list[int]:
         """Every score ``kept`` dice can be worth."""
-        sums = {0}
-        for _ in range(kept):
-            sums = {s + w for s in sums for w in self.worths}
-        return sorted(sums)
+        return sorted(kept_sums(self.worths, kept)[kept])
 
 
 @dataclass(frozen=True)
@@ -253,8 +236,8 @@ class Queries:
 
         Options at their default are left out; ``changes`` are always spelled out.
         """
-        from dicebase.builder.threes import DEFAULT_OPTIONS  # numpy: only on this error path
         from dicebase.query.database import build_hint
+        from dicebase.rules.threes import DEFAULT_OPTIONS
 
         merged = {**DEFAULT_OPTIONS, **self._options, **changes}
         parts = [

@@ -25,12 +25,12 @@ from __future__ import annotations
 
 from sqlalchemy import Column, Double, SmallInteger, String, and_, case, func, literal, select, union_all
 
+from dicebase.rules.rolled_ones import POLICY_NAMES
 from dicebase.schema.base import View, table
 
 GAME = "rolled_ones"
 
-#: Seed 002's human-playable policies (Algorithms 1-4), in order; column-name prefixes.
-POLICY_NAMES = ("roll_4_or_5_dice", "fixed_hold_at", "simple_ones_cases", "keep_pace_end_race")
+#: POLICY_NAMES (dicebase.rules.rolled_ones): seed 002's policies (Algorithms 1-4), column-name prefixes.
 _TITLES = {
     "roll_4_or_5_dice": "Algorithm 1, Roll with 4 or 5 Dice",
     "fixed_hold_at": "Algorithm 2, Fixed Hold-At",

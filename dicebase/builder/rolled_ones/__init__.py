@@ -14,100 +14,11 @@ import numpy as np
 from dicebase.builder.rolled_ones.evaluate import evaluate as evaluate_policies
 from dicebase.builder.rolled_ones.evaluate import final_turn_agrees
 from dicebase.builder.rolled_ones.policies import POLICIES
-from dicebase.builder.rolled_ones.rules import P_new1s_table, Rules, reachable_turns
+from dicebase.builder.rolled_ones.rules import P_new1s_table, reachable_turns
 from dicebase.builder.rolled_ones.solver import Solution, solve
-from dicebase.schema.rolled_ones import POLICY_NAMES
-
-GAME = "rolled_ones"
-
-#: Every build option with its default: seed 002's rules, turn totals up to 80 (optimal play never
-#: rolls beyond 76; the build proves holding optimal beyond the bound), komi 0..10.
-DEFAULT_OPTIONS = {
-    "goal": 50,
-    "dice": 5,
-    "ones_limit": 3,
-    "faces": 6,
-    "turn_total_bound": 80,
-    "komi_max": 10,
-}
-
-#: The tests check seed 002's figures in the database, so they build the real game.
-TEST_OPTIONS = dict(DEFAULT_OPTIONS)
-
-STANDARD = Rules()
-
-
-def variant_name(rules: Rules) -> str:
-    """``standard`` for seed 002's rules, else a name spelling out the rule parameters."""
-    if (rules.goal, rules.dice, rules.ones_limit, rules.faces) == (
-        STANDARD.goal,
-        STANDARD.dice,
-        STANDARD.ones_limit,
-        STANDARD.faces,
-    ):
-        return "standard"
-    name = f"goal{rules.goal}-dice{rules.dice}-ones{rules.ones_limit}"
-    return name if rules.faces == 6 else f"{name}-faces{rules.faces}"
-
-
-#: Sane ranges of the build options (inclusive).  Beyond them a build would be
-#: meaningless (komi at or past the goal) or would need too much memory.
-OPTION_RANGES = {
-    "goal": (1, 100),
-    "dice": (1, 10),
-    "ones_limit": (1, 10),  # and at most dice
-    "faces": (2, 20),
-    "turn_total_bound": (1, 500),  # and at least goal
-    "komi_max": (0, 99),  # and below goal
-}
-
-#: Largest state array ``2 * goal^2 * (turn_total_bound + 1) * ones_limit`` a build may need
-#: (the standard variant needs 1.2 million; the policy evaluation holds 8 such arrays of doubles).
-MAX_STATE_CELLS = 5_000_000
-
-
-def validate_options(options: dict) -> None:
-    """ValueError (one line) for bad build options; the pipeline calls it before touching any file.
-
-    Every option is a whole number (an ``int``; ``True``/``20.5``/``"20"`` are refused, never
-    truncated) within :data:`OPTION_RANGES`, with ``ones_limit <= dice``,
-    ``turn_total_bound >= goal``, ``komi_max < goal`` and a state space of at most
-    :data:`MAX_STATE_CELLS`.
-    """
-    values = {}
-    for key, (lo, hi) in OPTION_RANGES.items():
-        value = options.get(key, DEFAULT_OPTIONS[key])
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise ValueError(f"rolled-ones.{key} must be a whole number {lo}..{hi}, got {value!r}")
-        if not lo <= value <= hi:
-            raise ValueError(f"rolled-ones.{key} must be {lo}..{hi}, got {value}")
-        values[key] = value
-    G, D, L, K = values["goal"], values["dice"], values["ones_limit"], values["turn_total_bound"]
-    if L > D:
-        raise ValueError(f"rolled-ones.ones_limit must be at most dice ({D}), got {L}")
-    if K < G:
-        raise ValueError(f"rolled-ones.turn_total_bound must be at least the goal ({G}), got {K}")
-    if values["komi_max"] >= G:
-        raise ValueError(f"rolled-ones.komi_max must be 0..{G - 1} (below the goal {G}), got {values['komi_max']}")
-    cells = 2 * G * G * (K + 1) * L
-    if cells > MAX_STATE_CELLS:
-        raise ValueError(
-            f"rolled-ones: goal {G}, turn_total_bound {K}, ones_limit {L} need {cells:,} states, "
-            f"more than the {MAX_STATE_CELLS:,} a build may use; lower goal or turn_total_bound"
-        )
-
-
-def rules_from_options(options: dict) -> Rules:
-    """The :class:`Rules` of validated options (:func:`validate_options`)."""
-    validate_options(options)
-    return Rules(
-        goal=options["goal"],
-        dice=options["dice"],
-        ones_limit=options["ones_limit"],
-        faces=options["faces"],
-        turn_total_bound=options["turn_total_bound"],
-    )
-
+from dicebase.rules.rolled_ones import (  # noqa: F401  (validate_options, DEFAULT/TEST_OPTIONS: the builder contract)
+    DEFAULT_OPTIONS, GAME, POLICY_NAMES, TEST_OPTIONS, Rules, rules_from_options, validate_options, variant_name,
+)
 
 def stored_mask(rules: Rules) -> np.ndarray:
     """``mask[p - 1, i, j, k, o]``: the states written to ``rolled_ones_states``.
@@ -208,7 +119,7 @@ def _write(ctx, name: str, rules: Rules, komi_max: int, sol: Solution, values) -
     delta, o = delta.ravel(), o.ravel()
     pex = sol.p_exceed[delta + 1, o]
     ahead = delta < 0
-    p_roll = np.where(ahead, 1.0 - rules.p_end[o], pex)
+    p_roll = np.where(ahead, 1.0 - np.asarray(rules.p_end)[o], pex)
     p_hold = ahead.astype(float)
     ctx.write(
         "rolled_ones_p_exceed",

@@ -32,7 +32,8 @@ from typing import Callable
 import numpy as np
 
 from dicebase.builder.rolled_ones.policies import decide
-from dicebase.builder.rolled_ones.rules import P_exceed_table, Rules
+from dicebase.builder.rolled_ones.rules import P_exceed_table
+from dicebase.rules.rolled_ones import Rules
 from dicebase.builder.rolled_ones.solver import (
     Solution,
     delta_max,

@@ -59,7 +59,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from dicebase.builder.rolled_ones.rules import P_exceed_table, P_new1s, Rules
+from dicebase.builder.rolled_ones.rules import P_exceed_table
+from dicebase.rules.rolled_ones import P_new1s, Rules
 
 #: Newton steps per level before falling back to plain fixed-point iteration.
 MAX_NEWTON_STEPS = 50
@@ -179,7 +180,7 @@ def turn_kernel(
     top = rules.turn_total_bound if top is None else top
     m = AC.shape[-1]
     rows = (D - gmin + 1) * L
-    p_end = rules.p_end[:, None]
+    p_end = np.asarray(rules.p_end)[:, None]
     for k in range(top, -1, -1):
         # P_roll: sum over non-ending rolls of P_new1s * P(k + D - o', o'), plus P_end * b
         block = AC[k + gmin : k + D + 1].reshape(rows, 2 * m)
@@ -329,11 +330,11 @@ def check_hold_beyond_bound(rules: Rules, T: np.ndarray) -> float:
     beyond = np.maximum.accumulate(pex[::-1, 0])[::-1]  # beyond[d] = max of P_exceed(d' - 1, 0), d' >= d
     H = lambda k: 1.0 - pex[i + k - j + 1, 0]  # noqa: E731
     k_star = K + 1
-    while np.any(beyond[i + k_star - j + 1] > rules.p_end.min() * T2):
+    while np.any(beyond[i + k_star - j + 1] > min(rules.p_end) * T2):
         k_star += 1
         if k_star > K + span - G:  # pragma: no cover - turns far longer than any sane rule set's
             raise ValueError(f"turn_total_bound {K}: cannot prove holding optimal beyond it")
-    slack = float(np.min(rules.p_end.min() * T2 - beyond[i + k_star - j + 1]))
+    slack = float(np.min(min(rules.p_end) * T2 - beyond[i + k_star - j + 1]))
     b = 1.0 - T2
     for k in range(k_star - 1, K, -1):
         for o in rules.ones:

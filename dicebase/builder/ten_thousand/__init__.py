@@ -5,50 +5,21 @@ from __future__ import annotations
 
 import numpy as np
 
-from .rules import FARKLE, PRESETS, TEN_THOUSAND, RuleSet, get_rules  # noqa: F401
+from dicebase.rules.ten_thousand import GAME, DEFAULT_OPTIONS, TEST_OPTIONS, RuleSet, check_options, turn_states
 
-GAME = "ten_thousand"
-DEFAULT_OPTIONS = {
-    "rules": ["ten-thousand", "farkle"],  # rule sets for tables (a), (b), (c), (e: turn)
-    "duel_rules": ["ten-thousand"],  # rule sets solved as a two-player game, (d) and (e)
-    "goal": 10_000,  # two-player goal, points
-}
-TEST_OPTIONS = {"goal": 1000}
+__all__ = ["DEFAULT_OPTIONS", "GAME", "TEST_OPTIONS", "build", "validate_options"]
 
 
 def validate_options(options: dict) -> None:
     """ValueError (one line) for bad build options; called before any file is touched."""
-    _check_options(options)
-
-
-def _check_options(options: dict) -> tuple[list[RuleSet], list[RuleSet], int]:
-    def names(key):
-        value = options[key]
-        if isinstance(value, str):
-            value = [v for v in value.split(",") if v]
-        if not isinstance(value, list) or not value:
-            raise ValueError(f"ten-thousand.{key} must be a list of rule sets ({', '.join(PRESETS)}), got {value!r}")
-        try:
-            return [get_rules(v) for v in value]
-        except (KeyError, TypeError) as exc:
-            raise ValueError(f"ten-thousand.{key}: {exc.args[0]}") from None
-
-    rules = names("rules")
-    duel = names("duel_rules")
-    goal = options["goal"]
-    if isinstance(goal, bool) or not isinstance(goal, int) or goal <= 0 or goal % 50 or goal > 20_000:
-        raise ValueError(f"ten-thousand.goal must be a positive multiple of 50 up to 20000, got {goal!r}")
-    for r in duel:
-        if r not in rules:
-            rules.append(r)
-    return rules, duel, goal
+    check_options(options)
 
 
 def build(ctx, options: dict) -> None:
     from . import heuristic, odds, solitaire, twoplayer
-    from .scoring import min_turn_totals, transitions, turn_states
+    from .scoring import min_turn_totals, transitions
 
-    rule_sets, duel_sets, goal = _check_options(options)
+    rule_sets, duel_sets, goal = check_options(options)
     for rs in rule_sets:
         name = rs.name
         states = turn_states(rs)
@@ -93,6 +64,7 @@ def build(ctx, options: dict) -> None:
                 "stored_states": "roll-optimal pre-roll states only; bank states follow from turn-start values",
                 "kernel": "numba (see docs/ten_thousand.md for the numpy measurement)",
                 "seconds": round(duel.stats["seconds"], 3),
+                "threads": duel.stats["threads"],
                 "seed004_vs_optimal_seconds": round(duel.stats["heuristic_seconds"], 3),
             }
         ctx.variant(name, rules=rs.as_dict(), solver=solver)

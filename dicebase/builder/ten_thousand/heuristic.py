@@ -22,9 +22,9 @@ import math
 
 import numpy as np
 
-from .rules import RuleSet
-from .solitaire import Flat
-from .twoplayer import max_dice_flat
+from dicebase.rules.ten_thousand import RuleSet, turn_states
+
+from .solitaire import Flat, max_dice_flat
 
 
 def expected_next_roll(fl: Flat) -> np.ndarray:
@@ -46,8 +46,6 @@ def roll_table(rules: RuleSet) -> tuple[np.ndarray, int]:
 
 def thresholds(rules: RuleSet) -> list[dict]:
     """Per class: EV of the next roll, farkle chance and the turn total from which it banks."""
-    from .scoring import turn_states
-
     fl = max_dice_flat(rules)
     ev = expected_next_roll(fl)
     out = []

@@ -6,8 +6,9 @@ import numpy as np
 
 from dicebase.builder.dice import rolls
 
-from .rules import RuleSet
-from .scoring import CLASS_ORDER, classify, dominated_flags, keep_points, legal_keeps, turn_states
+from dicebase.rules.ten_thousand import (
+    CLASS_ORDER, RuleSet, classify, dominated_flags, keep_points, legal_keeps, turn_states,
+)
 
 
 def _faces(counts) -> str:

@@ -20,8 +20,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .rules import RuleSet
-from .scoring import Transitions, transitions, turn_states
+from dicebase.builder.dice import rolls
+from dicebase.rules.ten_thousand import RuleSet, dominated_flags, legal_keeps, turn_states
+
+from .scoring import Transitions, transitions
 
 
 @dataclass(frozen=True)
@@ -60,6 +62,37 @@ def flatten(trs: tuple[Transitions, ...]) -> Flat:
         np.array(st, dtype=np.int64),
         max(t.max_pts for t in trs),
         int(np.diff(go_arr).max()),
+    )
+
+
+def max_dice_flat(rules: RuleSet) -> Flat:
+    """Transitions where every roll has exactly one option: the keep with the most dice."""
+    states = turn_states(rules)
+    index = {s: i for i, s in enumerate(states)}
+    sg, gp, go, pts, st, pf = [0], [], [0], [], [], []
+    for n, t in states:
+        table = rolls(n)
+        acc: dict[tuple[int, int], int] = {}
+        far = 0
+        for r in range(len(table)):
+            keeps = legal_keeps(rules, tuple(int(c) for c in table.counts[r]), n, t)
+            if not keeps:
+                far += int(table.ways[r])
+                continue
+            k = max(keeps, key=lambda k: (k.dice, k.points))
+            key = (k.points // rules.unit, index[(k.n_after, k.t_after)])
+            acc[key] = acc.get(key, 0) + int(table.ways[r])
+        for (p, s2), w in sorted(acc.items()):
+            gp.append(w / table.total)
+            pts.append(p)
+            st.append(s2)
+            go.append(len(pts))
+        sg.append(len(gp))
+        pf.append(far / table.total)
+    return Flat(
+        len(states), np.array(pf), np.array(sg, dtype=np.int64), np.array(gp),
+        np.array(go, dtype=np.int64), np.array(pts, dtype=np.int64),
+        np.array(st, dtype=np.int64), max(pts), 1,
     )
 
 
@@ -137,10 +170,6 @@ def thresholds(sol: Solitaire) -> list[dict]:
 def best_keeps(sol: Solitaire) -> dict[str, np.ndarray]:
     """Columns of ten_thousand_solitaire_keep: the best keep of every scoring roll at every
     (turn total, dice, triple).  Ties: the first keep in (most points, most dice) order."""
-    from dicebase.builder.dice import rolls
-
-    from .scoring import dominated_flags, legal_keeps
-
     rules = sol.rules
     states = turn_states(rules)
     index = {s: i for i, s in enumerate(states)}

@@ -1,0 +1,229 @@
+"""Great Rolled Ones: the rules as data, and what is legal under them.
+
+Seed 002 (Neller, Nguyen, Pham, Phan, Presser, "Optimal Play of the Great
+Rolled Ones Game") describes a non-terminal state as the 5-tuple
+``(p, i, j, k, o)``: ``p`` the player to move (1 or 2), ``i`` the mover's
+score, ``j`` the opponent's score, ``k`` the turn total and ``o`` the number
+of rolled 1s set aside this turn.  This module holds the rule parameters, the
+roll outcomes (``P_new1s``), the chance a roll ends the turn and the reachable
+turn states, shared by the solver (``dicebase.builder.rolled_ones``) and the
+lookups (``dicebase.query.rolled_ones``).  No numpy here: the command line imports it.
+
+Nothing here is specific to 5 dice, goal 50 or three 1s: those are fields of
+:class:`Rules`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from functools import cached_property, lru_cache
+from math import comb
+
+GAME = "rolled_ones"
+#: Seed 002's human-playable policies, in algorithm order (rolled_ones_states column prefixes).
+POLICY_NAMES = ("roll_4_or_5_dice", "fixed_hold_at", "simple_ones_cases", "keep_pace_end_race")
+
+
+@dataclass(frozen=True)
+class Rules:
+    """One rule set of Great Rolled Ones (two players).
+
+    ``goal``: a player ending a turn with ``goal`` or more points makes that round
+    the last; player 2 must then exceed player 1's score (seed 002).
+    ``dice``: dice rolled at the start of a turn; rolled 1s are set aside.
+    ``ones_limit``: a turn ends with no score change once this many 1s are set aside
+    (3 in the seed).  ``faces``: faces per die (a 1 has chance ``1/faces``).
+    ``turn_total_bound``: the largest turn total ``k`` kept in the state space;
+    the rules do not bound ``k`` (see ``solver`` for why the values below the
+    bound are exact).
+    """
+
+    goal: int = 50
+    dice: int = 5
+    ones_limit: int = 3
+    faces: int = 6
+    turn_total_bound: int = 80
+
+    def __post_init__(self) -> None:
+        if self.goal < 1:
+            raise ValueError(f"goal must be at least 1, got {self.goal}")
+        if not 1 <= self.ones_limit <= self.dice:
+            raise ValueError(
+                f"need 1 <= ones_limit <= dice so every allowed roll has a die to roll, "
+                f"got ones_limit={self.ones_limit}, dice={self.dice}"
+            )
+        if self.faces < 2:
+            raise ValueError(f"faces must be at least 2, got {self.faces}")
+        if self.turn_total_bound < self.goal:
+            raise ValueError(
+                f"turn_total_bound must be at least the goal ({self.goal}), got {self.turn_total_bound}"
+            )
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+    # ---- roll outcomes -------------------------------------------------
+    @property
+    def ones(self) -> range:
+        """Values of ``o`` in a non-terminal state: 0 .. ones_limit - 1."""
+        return range(self.ones_limit)
+
+    @cached_property
+    def outcomes(self) -> tuple[tuple[tuple[float, int, int], ...], ...]:
+        """For each ``o``: the non-ending roll outcomes ``(P_new1s(d, n), d - n, o + n)``.
+
+        ``d = dice - o`` dice are rolled and ``n`` of them are new 1s with
+        ``o + n < ones_limit``; the turn total grows by the ``d - n`` non-1s
+        (seed 002's ``5 - o'``).  Outcomes with ``o + n >= ones_limit`` end the turn.
+        """
+        out = []
+        for o in self.ones:
+            d = self.dice - o
+            out.append(
+                tuple((P_new1s(d, n, self.faces), d - n, o + n) for n in range(self.ones_limit - o))
+            )
+        return tuple(out)
+
+    @cached_property
+    def p_end(self) -> tuple[float, ...]:
+        """``p_end[o]``: chance the next roll brings the 1s set aside to ``ones_limit`` or more."""
+        return tuple(
+            sum(P_new1s(self.dice - o, n, self.faces) for n in range(self.ones_limit - o, self.dice - o + 1))
+            for o in self.ones
+        )
+
+    @property
+    def min_gain(self) -> int:
+        """Fewest points a roll that does not end the turn adds (``dice - ones_limit + 1``)."""
+        return self.dice - self.ones_limit + 1
+
+
+def P_new1s(d: int, o_new: int, faces: int = 6) -> float:
+    """Seed 002: ``P_new1s(d, o_new) = C(d, o_new) (1/6)^o_new (5/6)^(d - o_new)``.
+
+    The probability that exactly ``o_new`` of ``d`` rolled dice show a 1
+    (``0 <= o_new <= d``); ``faces`` generalises the 6.
+    """
+    q = 1.0 / faces
+    return comb(d, o_new) * q**o_new * (1.0 - q) ** (d - o_new)
+
+
+def P_new1s(d: int, o_new: int, faces: int = 6) -> float:
+    """Seed 002: ``P_new1s(d, o_new) = C(d, o_new) (1/6)^o_new (5/6)^(d - o_new)``.
+
+    The probability that exactly ``o_new`` of ``d`` rolled dice show a 1
+    (``0 <= o_new <= d``); ``faces`` generalises the 6.
+    """
+    q = 1.0 / faces
+    return comb(d, o_new) * q**o_new * (1.0 - q) ** (d - o_new)
+
+
+@lru_cache(maxsize=None)
+def reachable_turns(rules: Rules) -> frozenset[tuple[int, int]]:
+    """Every ``(k, o)`` a turn can be at, turn total ``k <= turn_total_bound`` with ``o`` 1s set aside.
+
+    A turn starts at ``(k, o) = (0, 0)`` and every roll that does not end it
+    adds ``dice - o'`` points (at least ``dice - ones_limit + 1``), so e.g. with
+    5 dice a turn total of 1 or 2, or one with no 1s that is not a multiple of
+    5, cannot occur.  Only reachable ``(k, o)`` are stored.
+    """
+    seen = {(0, 0)}
+    todo = [(0, 0)]
+    while todo:
+        k, o = todo.pop()
+        for _, gain, o_next in rules.outcomes[o]:
+            nxt = (k + gain, o_next)
+            if nxt[0] <= rules.turn_total_bound and nxt not in seen:
+                seen.add(nxt)
+                todo.append(nxt)
+    return frozenset(seen)
+
+
+# --------------------------------------------------------------------------- build options
+#: Every build option with its default: seed 002's rules, turn totals up to 80 (optimal play never
+#: rolls beyond 76; the build proves holding optimal beyond the bound), komi 0..10.
+DEFAULT_OPTIONS = {
+    "goal": 50,
+    "dice": 5,
+    "ones_limit": 3,
+    "faces": 6,
+    "turn_total_bound": 80,
+    "komi_max": 10,
+}
+
+#: The tests check seed 002's figures in the database, so they build the real game.
+TEST_OPTIONS = dict(DEFAULT_OPTIONS)
+
+STANDARD = Rules()
+
+
+def variant_name(rules: Rules) -> str:
+    """``standard`` for seed 002's rules, else a name spelling out the rule parameters."""
+    if (rules.goal, rules.dice, rules.ones_limit, rules.faces) == (
+        STANDARD.goal,
+        STANDARD.dice,
+        STANDARD.ones_limit,
+        STANDARD.faces,
+    ):
+        return "standard"
+    name = f"goal{rules.goal}-dice{rules.dice}-ones{rules.ones_limit}"
+    return name if rules.faces == 6 else f"{name}-faces{rules.faces}"
+
+
+#: Sane ranges of the build options (inclusive).  Beyond them a build would be
+#: meaningless (komi at or past the goal) or would need too much memory.
+OPTION_RANGES = {
+    "goal": (1, 100),
+    "dice": (1, 10),
+    "ones_limit": (1, 10),  # and at most dice
+    "faces": (2, 20),
+    "turn_total_bound": (1, 500),  # and at least goal
+    "komi_max": (0, 99),  # and below goal
+}
+
+#: Largest state array ``2 * goal^2 * (turn_total_bound + 1) * ones_limit`` a build may need
+#: (the standard variant needs 1.2 million; the policy evaluation holds 8 such arrays of doubles).
+MAX_STATE_CELLS = 5_000_000
+
+
+def validate_options(options: dict) -> None:
+    """ValueError (one line) for bad build options; the pipeline calls it before touching any file.
+
+    Every option is a whole number (an ``int``; ``True``/``20.5``/``"20"`` are refused, never
+    truncated) within :data:`OPTION_RANGES`, with ``ones_limit <= dice``,
+    ``turn_total_bound >= goal``, ``komi_max < goal`` and a state space of at most
+    :data:`MAX_STATE_CELLS`.
+    """
+    values = {}
+    for key, (lo, hi) in OPTION_RANGES.items():
+        value = options.get(key, DEFAULT_OPTIONS[key])
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ValueError(f"rolled-ones.{key} must be a whole number {lo}..{hi}, got {value!r}")
+        if not lo <= value <= hi:
+            raise ValueError(f"rolled-ones.{key} must be {lo}..{hi}, got {value}")
+        values[key] = value
+    G, D, L, K = values["goal"], values["dice"], values["ones_limit"], values["turn_total_bound"]
+    if L > D:
+        raise ValueError(f"rolled-ones.ones_limit must be at most dice ({D}), got {L}")
+    if K < G:
+        raise ValueError(f"rolled-ones.turn_total_bound must be at least the goal ({G}), got {K}")
+    if values["komi_max"] >= G:
+        raise ValueError(f"rolled-ones.komi_max must be 0..{G - 1} (below the goal {G}), got {values['komi_max']}")
+    cells = 2 * G * G * (K + 1) * L
+    if cells > MAX_STATE_CELLS:
+        raise ValueError(
+            f"rolled-ones: goal {G}, turn_total_bound {K}, ones_limit {L} need {cells:,} states, "
+            f"more than the {MAX_STATE_CELLS:,} a build may use; lower goal or turn_total_bound"
+        )
+
+
+def rules_from_options(options: dict) -> Rules:
+    """The :class:`Rules` of build options, checked by :func:`validate_options`."""
+    validate_options(options)
+    return Rules(
+        goal=options["goal"],
+        dice=options["dice"],
+        ones_limit=options["ones_limit"],
+        faces=options["faces"],
+        turn_total_bound=options["turn_total_bound"],
+    )

@@ -1,0 +1,239 @@
+"""Threes: the rules as data, and what is legal under them.
+
+Rules (seeds 000 and 003): roll ``dice`` dice with ``faces`` faces; each face
+is worth its number except 3, worth zero; after every roll keep some of the
+dice and re-roll the rest until every die is kept; the lowest total wins.
+Since a kept die only adds its worth, a player always keeps the *lowest-worth*
+dice (:func:`sort_roll`), so an action is just how many of the sorted dice to keep.
+
+Variants (all parameters live in :class:`Rules`, nothing assumes 5 or 6):
+
+- ``classic`` (seed 003): keep at least one die after every roll.
+- ``reroll`` (seed 000): as classic, but you may keep none (re-roll them all)
+  unless only one die is left; the roll after a re-roll must keep at least
+  ``keep_after_reroll`` (2) dice, so re-rolls never come twice in a row.
+
+Shared by the solver (``dicebase.builder.threes``) and the lookups
+(``dicebase.query.threes``); no numpy here, the command line imports it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from functools import cached_property
+
+GAME = "threes"
+#: How a tie with the best score so far counts: "shared" survives it, "strict" does not.
+TIE_RULES = ("shared", "strict")
+#: Tie tolerance of the keep choice (relative): keeps within it of the best value are equal,
+#: and the fewest dice kept wins (seed 003's ``choose_n``).
+TOL = 1e-12
+DEFAULT_OPTIONS = {
+    "max_players": 12,
+    "variants": ["classic", "reroll"],
+    "ties": ["shared", "strict"],
+    "dice": 5,
+    "faces": 6,
+    "many_dice": 5000,  # threes_many_dice: expected score for 1..many_dice dice (0 = not built)
+}
+TEST_OPTIONS = {"max_players": 5}  # seed 001 example needs 4 players after
+MAX_PLAYERS = 20  # upper bound of threes.max_players
+MAX_DICE = 8  # the packed policy stores one decimal digit per keep (<= 9)
+FACES = (3, 12)  # allowed numbers of faces: a face 3 (worth 0) must exist
+MAX_DECISION_STATES = 40_000_000  # whole build; the default build has 5,149,440 (12 players)
+MAX_MANY_DICE = 10_000  # upper bound of threes.many_dice (its solve is linear in it)
+
+
+def legal_keeps(rules, dice_left: int, must_keep_two: bool) -> range:
+    """Legal numbers of dice to keep after rolling ``dice_left`` dice: the one
+    statement of the rule, shared by the solver and the lookups.
+
+    After a re-roll at least ``keep_after_reroll`` must be kept; otherwise a
+    variant that allows re-rolls may keep none unless one die is left; else at
+    least ``min_keep``.
+    """
+    if must_keep_two:
+        low = min(rules.keep_after_reroll, dice_left)
+    elif rules.allow_reroll and dice_left > 1:
+        low = 0
+    else:
+        low = min(rules.min_keep, dice_left)
+    return range(low, dice_left + 1)
+
+
+def kept_sums(worths, dice: int) -> list[frozenset[int]]:
+    """``out[k]``: every score ``k`` kept dice can be worth, k = 0 .. dice."""
+    out = [frozenset({0})]
+    for _ in range(dice):
+        out.append(frozenset(s + w for s in out[-1] for w in worths))
+    return out
+
+
+@dataclass(frozen=True)
+class Rules:
+    """Every rule parameter of a Threes variant."""
+
+    variant: str
+    dice: int = 5
+    faces: int = 6
+    worth: tuple[int, ...] = (1, 2, 0, 4, 5, 6)  # worth[f - 1] = points of face f
+    min_keep: int = 1  # fewest dice kept after a roll without re-roll
+    allow_reroll: bool = False  # may keep 0 dice (not with one die left, not twice in a row)
+    keep_after_reroll: int = 2  # dice that must be kept on the roll after a re-roll
+    description: str = ""
+
+    def __post_init__(self):
+        if self.dice < 1 or self.faces < 1 or len(self.worth) != self.faces:
+            raise ValueError(f"threes {self.variant}: need dice >= 1, faces >= 1 and one worth per face")
+        if min(self.worth) < 0:
+            raise ValueError(f"threes {self.variant}: worths must be >= 0")
+
+    @property
+    def max_worth(self) -> int:
+        return max(self.worth)
+
+    @property
+    def max_score(self) -> int:
+        return self.dice * self.max_worth
+
+    @property
+    def no_target(self) -> int:
+        """The ``to_beat`` value meaning "nobody has finished yet" (beaten by every score)."""
+        return self.max_score + 1
+
+    def score_range(self, dice_left: int) -> int:
+        """Number of score columns 0..max for a state with ``dice_left`` dice to roll."""
+        return self.max_worth * (self.dice - dice_left) + 1
+
+    def flags(self, dice_left: int) -> tuple[bool, ...]:
+        """Values the must-keep-two flag can take with ``dice_left`` dice to roll."""
+        if self.allow_reroll and 2 <= dice_left <= self.dice:
+            return (False, True)
+        return (False,)
+
+    def legal_keeps(self, dice_left: int, must_keep_two: bool) -> range:
+        """Legal numbers of dice to keep after rolling ``dice_left`` dice."""
+        return legal_keeps(self, dice_left, must_keep_two)
+
+    @cached_property
+    def reachable(self) -> tuple[tuple[bool, ...], ...]:
+        """``reachable[k][s]``: can ``k`` kept dice be worth exactly ``s`` points (s = 0 .. k * max_worth)?"""
+        return tuple(
+            tuple(s in sums for s in range(k * self.max_worth + 1))
+            for k, sums in enumerate(kept_sums(self.worth, self.dice))
+        )
+
+    def reachable_scores(self, dice_left: int) -> tuple[bool, ...]:
+        """Mask over scores 0 .. score_range(dice_left) - 1: reachable with ``dice_left`` dice still to roll."""
+        return self.reachable[self.dice - dice_left]
+
+    def record(self) -> dict:
+        rec = asdict(self)
+        rec["worth"] = list(self.worth)
+        rec["max_score"] = self.max_score
+        rec["no_target"] = self.no_target
+        return rec
+
+
+def standard_variants(dice: int = 5, faces: int = 6) -> dict[str, Rules]:
+    """The two published variants (``classic``, ``reroll``) with ``dice`` dice of ``faces`` faces."""
+    worth = tuple(0 if f == 3 else f for f in range(1, faces + 1))
+    return {
+        "classic": Rules(
+            "classic",
+            dice,
+            faces,
+            worth,
+            description="seed 003: keep at least one die after every roll",
+        ),
+        "reroll": Rules(
+            "reroll",
+            dice,
+            faces,
+            worth,
+            allow_reroll=True,
+            description=(
+                "seed 000: may keep no die and re-roll all (not with one die left); "
+                "the next roll must keep at least two"
+            ),
+        ),
+    }
+
+
+VARIANTS = standard_variants()
+
+
+# --------------------------------------------------------------------------- build options
+
+
+def _int_option(options: dict, key: str) -> int:
+    value = options[key]
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f"threes.{key} must be a whole number, got {value!r}")
+    return value
+
+
+def _names_option(options: dict, key: str, allowed) -> list[str]:
+    """A name or a list of names drawn from ``allowed``: duplicates dropped, order kept."""
+    value = options[key]
+    names = [value] if isinstance(value, str) else value
+    if not isinstance(names, (list, tuple)) or not names or not all(isinstance(n, str) for n in names):
+        raise ValueError(f"threes.{key} must be a non-empty list drawn from {list(allowed)}, got {value!r}")
+    unknown = [n for n in names if n not in allowed]
+    if unknown:
+        raise ValueError(f"threes.{key}: unknown {unknown}; allowed: {list(allowed)}")
+    return list(dict.fromkeys(names))
+
+
+def check_options(options: dict) -> tuple[int, dict[str, Rules], list[str]]:
+    """Check every build option; ValueError with one line naming the option and what is allowed."""
+    max_players = _int_option(options, "max_players")
+    if not 2 <= max_players <= MAX_PLAYERS:
+        raise ValueError(
+            f"threes.max_players must be 2..{MAX_PLAYERS} (rounds of 2 to {MAX_PLAYERS} players), got {max_players}"
+        )
+    dice, faces = _int_option(options, "dice"), _int_option(options, "faces")
+    if not (1 <= dice <= MAX_DICE and FACES[0] <= faces <= FACES[1]):
+        raise ValueError(
+            f"threes.dice must be 1..{MAX_DICE} and threes.faces {FACES[0]}..{FACES[1]}, got {dice}, {faces}"
+        )
+    many = _int_option(options, "many_dice")
+    if not 0 <= many <= MAX_MANY_DICE:
+        raise ValueError(f"threes.many_dice must be 0..{MAX_MANY_DICE} (0 = no many-dice table), got {many}")
+    known = standard_variants(dice, faces)
+    names = _names_option(options, "variants", list(known))
+    ties = _names_option(options, "ties", TIE_RULES)
+    variants = {n: known[n] for n in names}
+    size = decision_states(variants.values(), max_players, len(ties))
+    if size > MAX_DECISION_STATES:
+        raise ValueError(
+            f"threes: {dice} dice, {faces} faces, {max_players} players, {len(names)} variant(s) and "
+            f"{len(ties)} tie rule(s) make {size / 1e6:.1f} million decision states, over the limit of "
+            f"{MAX_DECISION_STATES // 1_000_000} million (the default build has 5.1); lower dice, faces or max_players"
+        )
+    return max_players, variants, ties
+
+
+def decision_states(variants, max_players: int, n_ties: int) -> int:
+    """Decision states of a build (rows of threes_win_decisions): per variant and tie rule,
+    players_after x to_beat x every (dice_left, must_keep_two, reachable score, roll)."""
+    from math import comb
+
+    total = 0
+    for rules in variants:
+        per_target = sum(
+            len(rules.flags(d)) * sum(rules.reachable_scores(d)) * comb(rules.faces + d - 1, d)
+            for d in range(1, rules.dice + 1)
+        )
+        total += per_target * (rules.no_target + 1) * max_players * n_ties
+    return total
+
+
+def validate_options(options: dict) -> None:
+    """Called by the pipeline before it touches any file: ValueError (one line) for bad options."""
+    check_options(options)
+
+
+def sort_roll(rules: Rules, faces) -> list[int]:
+    """Faces in keep order: lowest worth first, ties by face."""
+    return sorted(faces, key=lambda f: (rules.worth[f - 1], f))
