@@ -262,3 +262,22 @@ def test_best_with_many_dice(db):
     after = {r.must_keep_two: r.expected_score for r in db.threes.expected("reroll", dice=8)}
     values = {a.dice_kept: a.value for a in eight.actions}
     assert values[0] == after[True] and values[1] == db.threes.expected("reroll", dice=7)[0].expected_score
+
+
+def test_when_the_reroll_variant_rerolls(many):
+    """docs/threes.md: from 8 dice on, re-roll exactly when the roll has no 3; with 2..7 dice a roll
+    without a 3 is kept when its lowest die is a 1, or a 2 with up to 4 dice."""
+    sol = many["reroll"]
+    F, G = sol.expected, sol.after_reroll
+    for n in range(2, 5001):
+        # a roll with k >= 1 threes keeps them and is worth at most F(n - k) <= F(n - 1)
+        assert F[n - 1] <= G[n] * (1 + TOL), n
+        j = np.arange(1, n + 1)
+        lowest_one = (j + F[n - j]).min()  # a roll without a 3: its keeps cost at least j (all dice >= 1)
+        lowest_two = (2 * j + F[n - j]).min()  # ... at least 2j when its lowest die is a 2
+        if n >= 8:
+            assert lowest_one > G[n] * (1 + TOL), n
+        else:
+            assert 1 + F[n - 1] < G[n]  # keeping the 1 beats the re-roll
+            assert (2 + F[n - 1] < G[n]) == (n <= 4) and (lowest_two > G[n]) == (n > 4), n
+        assert 4 + F[n - 1] > G[n]  # a lowest die of 4 or more: re-roll
