@@ -137,6 +137,7 @@ def test_seats_json(run_cli, dbarg):
         (["best", *["1"] * 5001], "1..5000 dice"),
         (["best", "1", "2", "3", "4", "5", "6", "--players-after", "2"], "up to 5 dice"),
         (["expected", "--dice", "5001"], "1..5000"),
+        (["chances", "--dice", "51"], "1..50"),
         (["best", "1", "2", "--score", "-3"], ">= 0"),
         (["best", "1", "2", "3", "4", "--score", "3"], "impossible"),
         (["best", "1", "2", "--variant", "fancy"], "unknown variant"),

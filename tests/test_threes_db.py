@@ -409,7 +409,7 @@ def test_other_lookups_raise_bad_input_only(db, value, where):
 # ----------------------------------------------------------------------------- store parity
 TABLES = ["threes_variants", "threes_rolls", "threes_expected_scores", "threes_expected_policy",
           "threes_expected_dist", "threes_win", "threes_win_policy", "threes_win_dist", "threes_seats",
-          "threes_many_dice", "threes_many_dice_keeps"]
+          "threes_many_dice", "threes_many_dice_keeps", "threes_many_dice_chances"]
 
 
 def _rows(database, table):

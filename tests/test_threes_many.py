@@ -241,6 +241,7 @@ def test_monte_carlo_of_the_stored_rule(db, name, dice):
 def test_many_dice_tables(db):
     counts = dict(db.fetchall("SELECT table_name, row_count FROM build_tables WHERE game = 'threes'"))
     assert counts["threes_many_dice"] == 5000 + 5000 + 4999
+    assert counts["threes_many_dice_chances"] == (50 + 50 + 49) * 31
     five = db.fetchall(
         "SELECT e.variant, e.dice_left, e.must_keep_two, e.expected_score, m.expected_score "
         "FROM threes_expected_scores e JOIN threes_many_dice m "
@@ -281,3 +282,76 @@ def test_when_the_reroll_variant_rerolls(many):
             assert 1 + F[n - 1] < G[n]  # keeping the 1 beats the re-roll
             assert (2 + F[n - 1] < G[n]) == (n <= 4) and (lowest_two > G[n]) == (n > 4), n
         assert 4 + F[n - 1] > G[n]  # a lowest die of 4 or more: re-roll
+
+
+# ----------------------------------------------------------------------------- the last player (issue 13, section 4)
+@pytest.fixture(scope="module")
+def chances():
+    from dicebase.builder.threes_many import solve_many_chances
+
+    return {name: solve_many_chances(standard_variants()[name], 50) for name in VARIANTS}
+
+
+@pytest.mark.parametrize("name", VARIANTS)
+def test_last_player_equals_enumeration_up_to_8_dice(chances, name):
+    """The many-dice chances equal the enumerating solver (objective b, m = 0) grown to 8 dice, for
+    every target 0..30, both must-keep-two states, to 1e-12."""
+    from dicebase.builder.threes import solve_win
+
+    rules = standard_variants(8)[name]
+    level = solve_win(rules, "shared", max_players=1).levels[0]
+    sol = chances[name]
+    for d in range(1, 9):
+        for f in rules.flags(d):
+            ours = sol.after_reroll[d] if f else sol.p_win[d]
+            np.testing.assert_allclose(ours, level.value[(d, f)][:31, 0], rtol=0, atol=1e-12)
+
+
+def test_last_player_figures(chances):
+    """docs/threes.md: with 50 dice the last player needing 7 or less wins 60.98% (classic) / 72.09%
+    (reroll), against 72.45% / 79.11% with 5 dice; and the re-roll variant's W is not monotone in
+    the dice: two dice beat one at target 3."""
+    classic, reroll = chances["classic"].p_win, chances["reroll"].p_win
+    assert classic[50, 7] == pytest.approx(0.6098, abs=5e-5) and reroll[50, 7] == pytest.approx(0.7209, abs=5e-5)
+    assert classic[5, 7] == pytest.approx(0.7245, abs=5e-5) and reroll[5, 7] == pytest.approx(0.7911, abs=5e-5)
+    assert reroll[2, 3] > reroll[1, 3] == pytest.approx(0.5)
+    assert np.all(np.diff(classic, axis=0) <= 1e-12)  # classic: more dice never help
+    assert np.all((classic >= 0) & (classic <= 1 + 1e-12)) and np.all(np.diff(classic, axis=1) >= -1e-12)
+    # seed 003 In [12]: "Chance of beating 7 with a fresh turn: 61.89%" (5 dice, strictly below 7)
+    assert f"{classic[5, 6]:.2%}" == "61.89%"
+
+
+def test_chances_lookup_with_many_dice(db):
+    shared = db.threes.chances("classic", dice=50)
+    strict = db.threes.chances("classic", dice=50, ties="strict")
+    assert [r.target for r in shared] == list(range(31)) == [r.target for r in strict]
+    assert strict[0].p_win == 0.0 and [r.p_win for r in strict[1:]] == [r.p_win for r in shared[:-1]]
+    five = db.threes.chances("classic", dice=5, ties="strict")  # the 5-dice tables, strict ties
+    rows = db.fetchall(
+        "SELECT target, p_win FROM threes_many_dice_chances WHERE variant = 'classic' AND dice = 5 "
+        "AND NOT must_keep_two ORDER BY target"
+    )
+    for r in five[1:31]:
+        assert r.p_win == pytest.approx(rows[r.target - 1][1], abs=1e-12)
+
+
+# ----------------------------------------------------------------------------- the command line
+def test_cli_many_dice(built_db, run_cli):
+    import json
+
+    path = str(built_db())
+    code, out, err = run_cli(["threes", "expected", "--dice", "5000", "--json", "--db", path])
+    assert code == 0 and err == ""
+    (row,) = json.loads(out)
+    assert row["dice"] == 5000 and row["expected_score"] == pytest.approx(7.2984786493, abs=1e-10)
+    code, out, _ = run_cli(["threes", "best", *"3 3 1 2 4 6 6 5".split(), "--json", "--db", path])
+    doc = json.loads(out)
+    assert code == 0 and doc["best"]["keep"] == [3, 3] and len(doc["actions"]) == 8
+    code, out, err = run_cli(["threes", "best", *"3 1 2 4 5 6".split(), "--to-beat", "7", "--db", path])
+    assert code == 2 and out == "" and err.count("\n") == 1 and "up to 5 dice" in err
+    code, out, _ = run_cli(["threes", "chances", "--dice", "50", "--json", "--db", path])
+    assert code == 0 and len(json.loads(out)) == 31
+    code, out, _ = run_cli(["threes", "best", "--help"])
+    flat = " ".join(out.split())
+    assert "the win objective (the N-player tables) covers rolls of up to the built dice (5)" in flat
+    assert "rounds of up to the built max_players" in flat and "many_dice (5000 by default)" in flat

@@ -316,3 +316,169 @@ def write_many(ctx, sol: ManyDice) -> None:
             "value": np.array([r.value for r in rows]),
         },
     )
+
+
+# --------------------------------------------------------------------------- the last player (objective b)
+DEFAULT_CHANCE_DICE = 50
+MAX_TARGET = 30
+
+
+@dataclass(frozen=True)
+class SumChain:
+    """The lowest other dice of m non-three dice whose worths add up to at most ``budget``.
+
+    Only those dice can be kept by a player who must finish at or below a target <= budget: the
+    next one would already overshoot.  The prefix of m + 1 dice is the longest prefix within the
+    budget of (prefix of m dice + the new die), so this is again a Markov chain in m.
+    """
+
+    states: tuple[tuple[int, ...], ...]
+    src: np.ndarray
+    dst: np.ndarray
+    cost: np.ndarray  # (P, L + 1) worth of the first j dice (inf beyond the state's length)
+    length: np.ndarray  # (P,)
+
+    def step(self, pi: np.ndarray, faces: int) -> np.ndarray:
+        return np.bincount(self.dst, weights=pi[self.src] / faces, minlength=len(self.states))
+
+
+def sum_chain(worths, budget: int) -> SumChain:
+    worths = np.asarray(sorted(worths), dtype=np.float64)
+    index = {(): 0}
+    states: list[tuple[int, ...]] = [()]
+    src, dst = [], []
+    q = 0
+    while q < len(states):  # breadth-first over the ~3,200 prefixes worth <= 30 (set-up, once)
+        for die in range(len(worths)):
+            grown = tuple(sorted(states[q] + (die,)))
+            within = int(np.searchsorted(np.cumsum(worths[list(grown)]), budget, side="right"))
+            nxt = grown[:within]
+            if nxt not in index:
+                index[nxt] = len(states)
+                states.append(nxt)
+            src.append(q)
+            dst.append(index[nxt])
+        q += 1
+    longest = max(len(s) for s in states)
+    cost = np.full((len(states), longest + 1), np.inf)
+    for row, prefix in enumerate(states):
+        cost[row, : len(prefix) + 1] = np.concatenate([[0.0], np.cumsum(worths[list(prefix)])])
+    length = np.array([len(s) for s in states])
+    return SumChain(tuple(states), np.array(src), np.array(dst), cost, length)
+
+
+@dataclass
+class ManyChances:
+    """The last player's chance to finish at or below a target, for 1..max_dice dice."""
+
+    rules: Rules
+    max_dice: int
+    max_target: int
+    p_win: np.ndarray  # (max_dice + 1, max_target + 1): nothing pending
+    after_reroll: np.ndarray | None  # the same when this roll must keep two (NaN below 2 dice)
+    chain_states: int = 0
+
+
+def solve_many_chances(rules: Rules, max_dice: int = DEFAULT_CHANCE_DICE, max_target: int = MAX_TARGET) -> ManyChances:
+    """W(n, t) = P(final score <= t) under the play that maximises it, n = 0..max_dice, t = 0..max_target.
+
+    The same structure as the expected score: a keep is either some of the 3s only (worth
+    max_a W(n - a, t), a constant per roll class: W is not monotone in n in the re-roll variant, so
+    fewer 3s can be better), or all 3s and the j lowest others; of the others only the lowest ones
+    worth at most t in total can be kept (a SumChain); the number of 3s is binomial.  W(0, t) = 1; a
+    keep that overshoots t is worth 0.  Nothing is truncated: exact up to rounding.
+    """
+    worth = np.asarray(rules.worth, dtype=np.float64)
+    p3 = float(np.mean(worth == 0))
+    others = worth[worth > 0]
+    chain = sum_chain(others, max_target)
+    G = max_target
+    N = max_dice
+    t = np.arange(G + 1)
+    W = np.zeros((N + 1, G + 1))
+    W[0] = 1.0
+    WT = np.full((N + 1, G + 1), np.nan)
+    forced_max = max(rules.keep_after_reroll if rules.allow_reroll else 0, rules.min_keep, 1)
+    V: dict[tuple[int, int], np.ndarray] = {}  # (m, s) -> (P_m, G + 1) best keep of the others, per prefix
+    support: list[np.ndarray] = []
+    pis: list[np.ndarray] = []
+
+    def keep_values(m: int, s: int) -> np.ndarray:
+        """max_{j >= s} W(m - j, t - c_j(p)) for every prefix p of m others and every target t."""
+        sel = support[m]
+        J = min(m, chain.cost.shape[1] - 1)
+        cost = chain.cost[sel][:, : J + 1]  # (P, J + 1)
+        left = t[None, None, :] - cost[:, :, None]  # points left after keeping j others
+        ok = left >= 0
+        j = np.arange(J + 1)
+        vals = np.where(ok, W[(m - j)[None, :, None], np.where(ok, left, 0).astype(np.int64)], 0.0)
+        vals[:, :s, :] = -np.inf
+        return vals.max(axis=1)
+
+    pi = np.zeros(len(chain.states))
+    pi[0] = 1.0
+    b = np.ones(1)
+    for n in range(N + 1):
+        if n:
+            pi = chain.step(pi, len(others))
+            pi /= pi.sum()
+            nb = np.zeros(n + 1)
+            nb[:n] += (1 - p3) * b
+            nb[1:] += p3 * b
+            b = nb / nb.sum()
+        sel = np.flatnonzero(pi > 0)
+        support.append(sel)
+        pis.append(pi[sel])
+        if n == 0:
+            V[(0, 0)] = keep_values(0, 0)
+            continue
+        for s in range(1, min(forced_max, n) + 1):
+            V[(n, s)] = keep_values(n, s)
+
+        def state_value(r: int, reroll: np.ndarray | None) -> np.ndarray:
+            """sum_k Binom(n, k) E_p max(re-roll, keeping only a < k of the 3s, keeping all k and j others)."""
+            fewer = np.maximum.accumulate(W[n - r :: -1], axis=0)  # row i: max over a = r..r+i of W(n - a)
+            total = np.zeros(G + 1)
+            for k in range(n + 1):
+                floor_k = fewer[k - 1 - r] if k - 1 >= r else np.zeros(G + 1)
+                if reroll is not None:
+                    floor_k = np.maximum(floor_k, reroll)
+                total += b[k] * (pis[n - k] @ np.maximum(V[(n - k, max(r - k, 0))], floor_k[None, :]))
+            return total
+
+        if rules.allow_reroll and n >= 2:
+            WT[n] = state_value(_keep_range(rules, n, True)[0], None)
+        r, reroll_ok = _keep_range(rules, n, False)
+        W[n] = state_value(r, WT[n] if reroll_ok else None)
+        V[(n, 0)] = keep_values(n, 0)
+
+    return ManyChances(rules, N, G, W, WT if rules.allow_reroll else None, len(chain.states))
+
+
+def chance_settings(sol: ManyChances) -> dict:
+    """What the build records about the last player's many-dice solve."""
+    return {
+        "method": "binomial law of the 3s times a Markov chain over the lowest other dice worth <= max_target "
+        "(numpy), no roll enumeration, nothing truncated",
+        "max_dice": sol.max_dice,
+        "targets": [0, sol.max_target],
+        "prefix_states": sol.chain_states,
+    }
+
+
+def write_chances(ctx, sol: ManyChances) -> None:
+    """Rows of threes_many_dice_chances for one variant: every dice count, flag and target."""
+    flags = [(False, sol.p_win)] + ([(True, sol.after_reroll)] if sol.after_reroll is not None else [])
+    for flag, values in flags:
+        dice = np.arange(2 if flag else 1, sol.max_dice + 1)
+        n, target = np.meshgrid(dice, np.arange(sol.max_target + 1), indexing="ij")
+        ctx.write(
+            "threes_many_dice_chances",
+            {
+                "variant": np.full(n.size, sol.rules.variant, dtype=object),
+                "dice": n.ravel(),
+                "must_keep_two": np.full(n.size, flag, dtype=bool),
+                "target": target.ravel(),
+                "p_win": values[n.ravel(), target.ravel()],
+            },
+        )

@@ -134,7 +134,9 @@ def expected(variant, dice, db_path, fmt, as_json):
 
 @group.command()
 @_variant_option
-@click.option("--dice", type=int, default=None, help="Dice still to roll (default: a fresh turn).")
+@click.option("--dice", type=int, default=None,
+              help="Dice still to roll (default: a fresh turn); up to the built many_dice_chances (50 by default), "
+                   "targets 0..30 beyond the built dice.")
 @click.option("--ties", type=TIES, default="shared", show_default=True,
               help="shared: equalling the target wins; strict: you must finish strictly below it.")
 @click.option("--must-keep-two", is_flag=True, help="The first of these rolls must keep two (after a re-roll).")
@@ -145,13 +147,16 @@ def chances(variant, dice, ties, must_keep_two, db_path, fmt, as_json):
 
     One row per target b (the best final score so far): the probability that
     the last player, rolling --dice fresh dice with nothing kept and playing
-    to win, ends on b or less (shared) or below b (strict).
+    to win, ends on b or less (shared) or below b (strict). With more dice
+    than the built game (up to many_dice_chances, 50 by default) the targets
+    are 0..30.
 
     Example:
 
     \b
         dicebase threes chances --ties strict
         dicebase threes chances --variant reroll --dice 3 --json
+        dicebase threes chances --dice 50
     """
     with open_db(db_path) as db:
         rows = db.threes.chances(variant, dice=dice, ties=ties, must_keep_two=must_keep_two)

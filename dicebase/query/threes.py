@@ -456,12 +456,18 @@ class Queries:
     def chances(
         self, variant: str = "classic", dice: int | None = None, ties: str = "shared", must_keep_two: bool = False
     ) -> list[ChanceRow]:
-        """The last player's win probability facing each target 0..max_score with ``dice`` fresh dice."""
+        """The last player's win probability facing each target 0..max_score with ``dice`` fresh dice.
+
+        More dice than the built game (up to the built many_dice_chances, 50 by default) read
+        threes_many_dice_chances, targets 0..30."""
         v = self.variant(variant)
         dice = v.dice if dice is None else dice
-        if not _is_int(dice) or not 1 <= dice <= v.dice:
-            raise BadInput(f"dice must be a whole number 1..{v.dice}, got {_show(dice)}")
+        most = max(v.dice, self.many_chances_max(v.name))
+        if not _is_int(dice) or not 1 <= dice <= most:
+            raise BadInput(f"dice must be a whole number 1..{most}, got {_show(dice)}")
         dice = int(dice)
+        if dice > v.dice:
+            return self._many_chances(v, dice, ties, must_keep_two)
         must_keep_two = self._flag(v, must_keep_two, dice)
         ties = self._ties(v, ties)
         rows = self.db.fetchall(
@@ -503,6 +509,28 @@ class Queries:
             (most,) = self.db.fetchone("SELECT max(dice) FROM threes_many_dice WHERE variant = ?", (variant,))
             cache[variant] = int(most or 0)
         return cache[variant]
+
+    def many_chances_max(self, variant: str) -> int:
+        """Largest roll of threes_many_dice_chances for ``variant`` (0 when not built)."""
+        cache = self.__dict__.setdefault("_many_chances_max", {})
+        if variant not in cache:
+            (most,) = self.db.fetchone("SELECT max(dice) FROM threes_many_dice_chances WHERE variant = ?", (variant,))
+            cache[variant] = int(most or 0)
+        return cache[variant]
+
+    def _many_chances(self, v: Variant, dice: int, ties, must_keep_two) -> list[ChanceRow]:
+        """threes_many_dice_chances: P(final <= target); under strict ties target t needs final <= t - 1."""
+        if not isinstance(ties, str) or ties not in TIE_RULES:
+            raise BadInput(f"unknown tie rule {_show(ties)}; allowed: {', '.join(TIE_RULES)}")
+        must_keep_two = self._flag(v, must_keep_two, dice)
+        rows = self.db.fetchall(
+            "SELECT target, p_win FROM threes_many_dice_chances WHERE variant = ? AND dice = ? "
+            "AND must_keep_two = ? ORDER BY target",
+            (v.name, dice, must_keep_two),
+        )
+        if ties == "shared":
+            return [ChanceRow(int(t), float(p)) for t, p in rows]
+        return [ChanceRow(0, 0.0)] + [ChanceRow(int(t) + 1, float(p)) for t, p in rows[:-1]]
 
     def _best_many(self, v: Variant, roll: list[int], score, must_keep_two, ties, to_beat, players_after) -> Best:
         """The expected-score objective for a roll larger than the built game, from threes_many_dice."""

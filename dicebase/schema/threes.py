@@ -255,6 +255,7 @@ __all__ = [
     "threes_seats",
     "threes_many_dice",
     "threes_many_dice_keeps",
+    "threes_many_dice_chances",
     "VIEWS",
 ]
 
@@ -286,4 +287,17 @@ threes_many_dice_keeps = table(
     _key("roll", String, "the dice that are not 3s, in keep order (lowest worth first), space-separated"),
     _val("keep", SmallInteger, "how many of those dice to keep after the 3s, the lowest ones (>= forced)"),
     _val("value", Double, "points of the kept other dice plus the expected points of the dice left, points"),
+)
+
+threes_many_dice_chances = table(
+    "threes_many_dice_chances",
+    GAME,
+    "Objective (b) with many dice: the last player's chance to finish at or below a target with a fresh "
+    "turn of 1..many_dice_chances dice, playing to maximise it (exact up to floating point). Under "
+    "'strict' ties the chance to beat target t is the row for target t - 1.",
+    _key("variant", String, VARIANT),
+    _key("dice", SmallInteger, "dice about to be rolled, nothing kept yet"),
+    _key("must_keep_two", Boolean, MUST_KEEP_TWO),
+    _key("target", SmallInteger, "highest final score that still wins (the best score so far, shared ties), points"),
+    _val("p_win", Double, "probability of finishing at or below target under the play that maximises it, 0-1"),
 )
