@@ -241,9 +241,13 @@ def _duckdb_source(db, workdir: Path):
 
 
 def _select(rel: Relation) -> str:
-    """SELECT every column of ``rel`` cast to its declared type (views' computed columns included)."""
+    """SELECT every column of ``rel`` cast to its declared type (views' computed columns included).
+
+    Tables keep their stored (key) order; a view's rows are sorted by all its
+    columns, so the same database always exports the same files."""
     cols = ", ".join(f"CAST({name} AS {data_type}) AS {name}" for name, data_type, _t, _k, _r in rel.columns)
-    return f"SELECT {cols} FROM src.{rel.name}"
+    order = " ORDER BY ALL" if rel.kind == "view" else ""
+    return f"SELECT {cols} FROM src.{rel.name}{order}"
 
 
 def parquet_metadata(rel: Relation) -> dict[str, str]:

@@ -14,7 +14,7 @@ import sys
 import click
 
 from dicebase import __version__
-from dicebase.cli.common import db_option, emit, open_db, output_option, resolve_format
+from dicebase.cli.common import SQL_FORMATS, db_option, emit, open_db, output_option, resolve_format
 
 GAME_GROUPS = {
     "threes": "dicebase.cli.threes",
@@ -153,33 +153,87 @@ def info(db_path, fmt, as_json):
 
 @cli.command()
 @click.argument("query")
+@click.option("--param", "-p", "params", type=(str, str), multiple=True, metavar="NAME VALUE",
+              help="Bind the query's $NAME to VALUE, as text (repeatable).")
 @click.option("--limit", default=1000, show_default=True, type=click.IntRange(min=0),
-              help="Most rows printed in table format (0 = all); CSV and JSON print every row.")
+              help="Most rows printed in table format (0 = all); the other formats print every row.")
+@click.option("--output", "-O", "output", metavar="FILE", default=None,
+              help="Write the rows to FILE (replaced when complete) instead of standard output.")
 @db_option
-@output_option
-def sql(query, limit, db_path, fmt, as_json):
+@output_option(formats=SQL_FORMATS)
+def sql(query, params, limit, output, db_path, fmt, as_json):
     """Run one read-only SQL statement (SELECT/WITH/VALUES/EXPLAIN) and print the rows.
 
     Statements that write, attach files, install extensions or copy data out
-    are refused; the database is opened read-only in any case. A query that
-    starts with "--" needs a "--" before it: dicebase sql -- "-- note ...".
+    are refused; the database is opened read-only in any case. Values come in
+    as named parameters, never pasted into the SQL: -p NAME VALUE binds $NAME
+    (text; columns compare with it as with a quoted literal, CAST it for
+    arithmetic). Formats: table, csv, tsv, json (one document), jsonl (one
+    object per line), markdown. A query that starts with "--" needs a "--"
+    before it: dicebase sql -- "-- note ...".
 
     Example:
 
     \b
         dicebase sql "SELECT name, description FROM schema_tables"
-        dicebase sql "SELECT * FROM threes_expected_scores" --format csv
+        dicebase sql "SELECT seat, p_win FROM threes_seats WHERE players = $n AND ties = $ties" -p n 4 -p ties shared
+        dicebase sql "SELECT * FROM threes_expected_scores" --format jsonl --output scores.jsonl
     """
+    import re
+
     from dicebase.cli.common import unique_names
+    from dicebase.query.base import BadInput
 
     fmt = resolve_format(fmt, as_json)
+    bound = {}
+    for name, value in params:
+        if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
+            raise BadInput(f"parameter name {name!r} is not a name (letters, digits, _); the query uses it as ${name}")
+        if name in bound:
+            raise BadInput(f"parameter {name!r} given twice")
+        bound[name] = value
     with open_db(db_path) as db:
-        names, rows = db.run_sql(query)
+        target = _output_target(output, db) if output else None
+        names, rows = db.run_sql(query, bound or ())
     names = unique_names(names)
     shown = rows if fmt != "table" or limit == 0 else rows[:limit]
-    emit([dict(zip(names, row)) for row in shown], fmt, columns=names)
+    records = [dict(zip(names, row)) for row in shown]
+    if target is None:
+        emit(records, fmt, columns=names)
+    else:
+        _emit_to_file(target, records, fmt, names)
     if len(shown) < len(rows):
-        click.echo(f"({len(rows) - len(shown)} more rows not shown; use --limit 0, --format csv or --json for all)", err=True)
+        click.echo(f"({len(rows) - len(shown)} more rows not shown; use --limit 0 or another --format for all)", err=True)
+
+
+def _output_target(output: str, db):
+    """The --output path, checked before the query runs: never the database, a directory or a missing folder."""
+    from pathlib import Path
+
+    from dicebase.query.base import BadInput
+
+    target = Path(output)
+    if target.is_dir():
+        raise BadInput(f"--output {output} is a directory; give a file name")
+    if target.exists() and target.resolve() == db.location.path.resolve():
+        raise BadInput(f"--output {output} is the database being read; choose another file")
+    if not target.parent.is_dir():
+        raise BadInput(f"--output {output}: no directory {target.parent}")
+    return target
+
+
+def _emit_to_file(target, records: list[dict], fmt: str, names: list[str]) -> None:
+    """Write the rows to a temporary file beside ``target`` and rename it into place."""
+    import contextlib
+    import os
+
+    temp = target.with_name(f".{target.name}.tmp-{os.getpid()}")
+    try:
+        with open(temp, "w", encoding="utf-8", newline="") as handle, contextlib.redirect_stdout(handle):
+            emit(records, fmt, columns=names)
+        os.replace(temp, target)
+    finally:
+        temp.unlink(missing_ok=True)
 
 
 @cli.command()
@@ -247,10 +301,61 @@ def export(fmt, out, force, quiet, storage_version, db_path):
     click.echo(f"exported {len(written)} tables and views to {out}")
 
 
-def main(argv: list[str] | None = None) -> None:
-    """Console entry point: one-line errors, exit code 2 for anything the user can fix."""
+@cli.command()
+@db_option
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="Address to listen on; 0.0.0.0 shares the advisor with every device on your network.")
+@click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535),
+              help="TCP port (0: any free port, printed at start).")
+def serve(db_path, host, port):
+    """Serve the web advisor and the HTTP JSON API from the database (read-only).
+
+    Every lookup `dicebase GAME COMMAND ... --json` is also
+    GET /api/v1/GAME/COMMAND with the same options as query parameters and
+    the same JSON answer; the pages at / are phone-sized advisors for each
+    game. Stop it with Ctrl-C.
+
+    Example:
+
+    \b
+        dicebase serve
+        dicebase serve --db sqlite:///db/dicebase.sqlite --port 8080
+        curl 'http://127.0.0.1:8000/api/v1/threes/best?dice=4,3,1,1,2&to_beat=7&players_after=4'
+    """
+    try:
+        from dicebase.web.server import run
+    except ImportError as exc:
+        missing = (exc.name or "a module").split(".")[0]
+        raise click.ClickException(f"dicebase serve needs the web extras ({missing} is missing): "
+                                   "pip install 'dicebase[serve]'") from None
+    run(open_db(db_path), host, port)
+
+
+def error_line(exc: BaseException) -> tuple[str, int] | None:
+    """The one line and exit code the CLI gives for an exception a user can cause; None for a bug.
+
+    Shared by ``main`` and the web API, so both report a mistake in the same words.
+    """
     from dicebase.query.base import DicebaseError
 
+    if isinstance(exc, KeyboardInterrupt):
+        return "interrupted; nothing was changed", 130
+    if isinstance(exc, click.exceptions.UsageError):
+        where = exc.ctx.command_path if exc.ctx else "dicebase"
+        return f"{exc.format_message()} (see '{where} --help')", 2
+    if isinstance(exc, click.exceptions.Abort):
+        return "aborted", 1
+    if isinstance(exc, click.ClickException):
+        return exc.format_message(), exc.exit_code
+    if isinstance(exc, DicebaseError):
+        return str(exc), 2
+    if type(exc).__name__ == "InterruptException" or str(exc) == "Query interrupted":  # DuckDB's Ctrl-C
+        return "interrupted; nothing was changed", 130
+    return None
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Console entry point: one-line errors, exit code 2 for anything the user can fix."""
     args = sys.argv[1:] if argv is None else list(argv)
     try:
         # make_context/invoke rather than cli.main: click's main turns Ctrl-C
@@ -264,24 +369,14 @@ def main(argv: list[str] | None = None) -> None:
     except click.exceptions.NoArgsIsHelpError as exc:  # `dicebase` or `dicebase threes` alone
         click.echo(exc.ctx.get_help())
         sys.exit(0)
-    except KeyboardInterrupt:
-        _fail("interrupted; nothing was changed", 130)
-    except click.exceptions.UsageError as exc:
-        where = exc.ctx.command_path if exc.ctx else "dicebase"
-        _fail(f"{exc.format_message()} (see '{where} --help')", 2)
-    except click.exceptions.Abort:
-        _fail("aborted", 1)
-    except click.ClickException as exc:
-        _fail(exc.format_message(), exc.exit_code)
-    except DicebaseError as exc:
-        _fail(str(exc), 2)
-    except Exception as exc:
-        if type(exc).__name__ == "InterruptException" or str(exc) == "Query interrupted":  # DuckDB's Ctrl-C
-            _fail("interrupted; nothing was changed", 130)
-        raise
     except BrokenPipeError:
         sys.stderr.close()
         sys.exit(0)
+    except (KeyboardInterrupt, Exception) as exc:
+        line = error_line(exc)
+        if line is None:
+            raise
+        _fail(*line)
     sys.exit(code)
 
 

@@ -6,6 +6,8 @@ import csv
 import io
 import json
 import math
+from contextlib import contextmanager, nullcontext
+from contextvars import ContextVar
 from typing import Any, Callable
 
 import click
@@ -13,6 +15,30 @@ import click
 from dicebase.query.base import BadInput, DicebaseError  # noqa: F401  (re-exported for game CLIs)
 
 FORMATS = ("table", "csv", "json")
+SQL_FORMATS = ("table", "csv", "tsv", "json", "jsonl", "markdown")  # `dicebase sql`, for scripts
+
+# Set by ``serving`` (the web server runs a command in-process): the open
+# database every command uses instead of opening --db, and the list that
+# receives the JSON document instead of stdout.  Context variables, so each
+# request's thread has its own.
+_served_db: ContextVar = ContextVar("dicebase_served_db", default=None)
+_served_documents: ContextVar = ContextVar("dicebase_served_documents", default=None)
+
+
+@contextmanager
+def serving(db):
+    """Run CLI commands against the open database ``db`` and collect their JSON documents.
+
+    Yields the list the documents are appended to (plain JSON values, as
+    ``--json`` would print them).  ``db`` stays open: its owner closes it.
+    """
+    documents: list = []
+    db_token, doc_token = _served_db.set(db), _served_documents.set(documents)
+    try:
+        yield documents
+    finally:
+        _served_db.reset(db_token)
+        _served_documents.reset(doc_token)
 
 
 def db_option(func: Callable) -> Callable:
@@ -27,15 +53,20 @@ def db_option(func: Callable) -> Callable:
     )(func)
 
 
-def output_option(func: Callable) -> Callable:
-    """``--format table|csv|json`` and its shortcut ``--json``."""
+def output_option(func: Callable | None = None, *, formats: tuple[str, ...] = FORMATS) -> Callable:
+    """``--format table|csv|json`` (or ``formats``) and its shortcut ``--json``.
+
+    Use bare (``@output_option``) or with other formats (``@output_option(formats=SQL_FORMATS)``).
+    """
+    if func is None:
+        return lambda f: output_option(f, formats=formats)
     func = click.option(
         "--json", "as_json", is_flag=True, default=False, help="Print one JSON document (same as --format json)."
     )(func)
     func = click.option(
         "--format",
         "fmt",
-        type=click.Choice(FORMATS),
+        type=click.Choice(formats),
         default="table",
         show_default=True,
         help="Output format.",
@@ -48,7 +79,13 @@ def resolve_format(fmt: str, as_json: bool) -> str:
 
 
 def open_db(db_path: str | None):
-    """Open the database read-only; DicebaseError (exit 2) when missing or not ours."""
+    """Open the database read-only; DicebaseError (exit 2) when missing or not ours.
+
+    Under ``serving`` the server's open database, left open on exit.
+    """
+    served = _served_db.get()
+    if served is not None:
+        return nullcontext(served)
     from dicebase.query import open as open_database
 
     try:
@@ -58,16 +95,33 @@ def open_db(db_path: str | None):
 
 
 def emit(data: Any, fmt: str, *, title: str | None = None, columns: list[str] | None = None) -> None:
-    """Print ``data`` (a list of row dicts, or one dict) as a table, CSV or one JSON document.
+    """Print ``data`` (a list of row dicts, or one dict) as a table, CSV, TSV, one JSON
+    document, JSON lines (one object per row) or a Markdown table.
 
     ``columns`` names the columns of an empty list, so CSV still gets its header.
     """
     if fmt == "json":
-        click.echo(json.dumps(_jsonable(data), indent=2, allow_nan=False))
+        documents = _served_documents.get()
+        if documents is not None:
+            documents.append(_jsonable(data))
+            return
+        click.echo(json_text(_jsonable(data)))
         return
-    if fmt == "csv":
-        rows = data if isinstance(data, list) else _rows_of(data)
-        click.echo(_csv(rows, columns), nl=False)
+    rows = data if isinstance(data, list) else _rows_of(data)
+    if fmt in ("csv", "tsv"):
+        click.echo(_csv(rows, columns, delimiter="," if fmt == "csv" else "\t"), nl=False)
+        return
+    if fmt == "jsonl":
+        for row in rows:
+            click.echo(json.dumps(_jsonable(row), allow_nan=False))
+        return
+    if fmt == "markdown":
+        from tabulate import tabulate
+
+        headers = list(rows[0]) if rows else list(columns or [])
+        cells = [[_cell(r.get(h)) for h in headers] for r in rows]
+        align = ["right" if cells and all(_looks_numeric(c[i]) for c in cells) else "left" for i in range(len(headers))]
+        click.echo(tabulate(cells, headers=headers, tablefmt="github", disable_numparse=True, colalign=align))
         return
     if title:
         click.echo(title)
@@ -80,6 +134,11 @@ def emit(data: Any, fmt: str, *, title: str | None = None, columns: list[str] | 
             click.echo(_indent(render_table(value)))
         else:
             click.echo(f"{key}: {_cell(value)}")
+
+
+def json_text(document: Any) -> str:
+    """The text ``--json`` prints for a document of plain JSON values (the API sends the same)."""
+    return json.dumps(document, indent=2, allow_nan=False)
 
 
 def _rows_of(data: dict) -> list[dict]:
@@ -103,12 +162,12 @@ def unique_names(names: list[str]) -> list[str]:
     return out
 
 
-def _csv(rows: list[dict], columns: list[str] | None = None) -> str:
+def _csv(rows: list[dict], columns: list[str] | None = None, delimiter: str = ",") -> str:
     buf = io.StringIO()
     fieldnames = list(rows[0]) if rows else list(columns or [])
     if not fieldnames:
         return ""
-    writer = csv.DictWriter(buf, fieldnames=fieldnames, lineterminator="\n")
+    writer = csv.DictWriter(buf, fieldnames=fieldnames, lineterminator="\n", delimiter=delimiter)
     writer.writeheader()
     for row in rows:
         writer.writerow({k: _csv_cell(v) for k, v in row.items()})

@@ -8,6 +8,7 @@ of the state the keep leads to (:data:`DUEL_LOOKAHEAD_SQL` is the documented que
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import asdict, dataclass, field
 
 from dicebase.query.base import BadInput, NotInDatabase, whole_number
@@ -242,6 +243,8 @@ class Queries:
         self.db = db
         self._rules: dict[str, dict] | None = None
         self._classes: dict[str, dict] = {}
+        self._goals: dict[str, int] = {}
+        self._rule_sets: dict[str, object] = {}
 
     # -- rule sets -------------------------------------------------------
     def rule_sets(self) -> dict[str, dict]:
@@ -348,20 +351,20 @@ class Queries:
         if (score is None) != (opponent is None):
             raise BadInput("give both --score and --opponent (two-player game) or neither (solitaire turn)")
         last = False
+        keeps = self._keeps(rules, n, t, roll)
         if score is None:
-            rows = self.db.fetchall(*positional(SOLITAIRE_LOOKAHEAD_SQL, dict(k=k, rules=rules, dice=n, triple=t, roll=roll)))
             objective, goal, farkle_value = EXPECTED, None, 0.0
+            values = self._solitaire_values(rules, k, keeps)
         else:
             goal, i, j = self._scores(rules, score, opponent)
             objective = WIN
             if j >= goal:  # the last turn: end above the opponent or lose
                 last, farkle_value = True, 0.0
-                rows = self.db.fetchall(*positional(LAST_TURN_SQL, dict(
-                    need=j - i - k + UNIT, rules=rules, dice=n, triple=t, roll=roll)))
+                values = self._last_turn_values(rules, j - i - k + UNIT, keeps)
             else:
-                farkle_value = 1.0 - self._turn_start(rules, goal, j, i)
-                rows = self.db.fetchall(*positional(DUEL_LOOKAHEAD_SQL, dict(
-                    k=k, i=i, j=j, goal=goal, rules=rules, dice=n, triple=t, roll=roll)))
+                values, w_ji = self._duel_values(rules, goal, i, j, k, keeps)
+                farkle_value = 1.0 - w_ji
+        rows = [(*keep[1:], *value) for keep, value in zip(keeps, values)]
         actions = [
             KeepAction([int(c) for c in keep], int(p), int(da), int(ta), bool(hd), bool(dom), float(v), then)
             for keep, p, _used, da, ta, hd, dom, v, then in rows
@@ -371,22 +374,129 @@ class Queries:
                     float(farkle_value), actions)
 
     def goal(self, rules: str) -> int:
+        if rules in self._goals:
+            return self._goals[rules]
         row = self.db.fetchone("SELECT MAX(goal) FROM ten_thousand_policy_duel WHERE rules = ?", (rules,))
         if not row or row[0] is None:
             raise NotInDatabase(
                 f"the two-player game of {rules!r} is not built; add it with: dicebase build ten-thousand "
                 f"--force -o 'ten-thousand.duel_rules=[\"{rules}\"]'"
             )
-        return int(row[0])
+        self._goals[rules] = int(row[0])
+        return self._goals[rules]
 
-    def _turn_start(self, rules: str, goal: int, i: int, j: int) -> float:
-        """W(i, j): win probability of the player about to start a turn with score i against j."""
-        (w,) = self.db.fetchone(
-            "SELECT p_win FROM ten_thousand_duel WHERE rules = ? AND goal = ? AND score = ? AND opponent = ? "
-            "AND turn_total = 0 AND dice = 6 AND triple = 0",
-            (rules, goal, i, j),
+    # -- the lookahead, in Python over a few key-range reads ------------------
+    # Each reads one contiguous key range (a few row groups in DuckDB, an index range in
+    # SQLite); the values are those of the documented queries (DUEL_LOOKAHEAD_SQL and the
+    # others above), whose joins take DuckDB 10-30 ms (tests/test_ten_thousand_db.py
+    # checks the two agree).
+    def _keeps(self, rules: str, n: int, t: int, roll: str | None) -> list[tuple]:
+        """(roll, keep, points, dice_used, dice_after, triple_after, hot_dice, dominated) of
+        one roll of (n dice, triple t), ordered by keep; of every roll (by roll, keep) when
+        ``roll`` is None.  One roll's keeps come from the rules (dicebase.rules, the code
+        that wrote ten_thousand_keeps): one query fewer."""
+        if roll is None:
+            return self.db.fetchall(
+                "SELECT roll, keep, points, dice_used, dice_after, triple_after, hot_dice, dominated "
+                "FROM ten_thousand_keeps WHERE rules = ? AND dice = ? AND triple = ? ORDER BY roll, keep",
+                (rules, n, t),
+            )
+        from dicebase.rules.ten_thousand import dominated_flags, legal_keeps
+
+        counts = tuple(roll.count(str(face)) for face in range(1, 7))
+        keeps = legal_keeps(self._rule_set(rules), counts, n, t)
+        rows = [(roll, "".join(str(f) * c for f, c in enumerate(kp.kept, start=1)), kp.points, kp.dice,
+                 kp.n_after, kp.t_after, kp.dice == n, dom) for kp, dom in zip(keeps, dominated_flags(keeps))]
+        return sorted(rows, key=lambda row: row[1])
+
+    def _rule_set(self, rules: str):
+        """The RuleSet the database was built with (from build_variants.rules_json)."""
+        if rules not in self._rule_sets:
+            from dicebase.rules.ten_thousand import RuleSet
+
+            stored = self._rule(rules)
+            self._rule_sets[rules] = RuleSet(**{k: tuple(v) if isinstance(v, list) else v for k, v in stored.items()})
+        return self._rule_sets[rules]
+
+    def _turn_starts(self, rules: str, goal: int, i: int, opponents: list[int]) -> dict[int, float]:
+        """W(i, j) for each opponent score j: turn-start win probabilities."""
+        marks = ", ".join("?" * len(set(opponents)))
+        rows = self.db.fetchall(
+            "SELECT opponent, p_win FROM ten_thousand_duel WHERE rules = ? AND goal = ? AND score = ? "
+            f"AND opponent IN ({marks}) AND turn_total = 0 AND dice = 6 AND triple = 0",
+            (rules, goal, i, *sorted(set(opponents))),
         )
-        return float(w)
+        return {int(o): float(p) for o, p in rows}
+
+    def _exceed(self, rules: str, lo: int, hi: int, n: int | None = None, t: int | None = None) -> dict:
+        """(need, dice, triple) -> optimal P_exceed for needs lo..hi (one class, or all)."""
+        sql = ("SELECT need, dice, triple, p_exceed FROM ten_thousand_exceed WHERE rules = ? "
+               "AND policy = 'optimal' AND need BETWEEN ? AND ?")
+        params: tuple = (rules, lo, hi)
+        if n is not None:
+            sql, params = sql + " AND dice = ? AND triple = ?", (*params, n, t)
+        return {(int(m), int(d), int(c)): float(p) for m, d, c, p in self.db.fetchall(sql, params)}
+
+    def _duel_values(self, rules: str, goal: int, i: int, j: int, k: int,
+                     keeps: list[tuple]) -> tuple[list[tuple[float, str]], float]:
+        """(value, then) of each keep as DUEL_LOOKAHEAD_SQL values it, and W(j, i)."""
+        points = [keep[2] for keep in keeps]
+        stored = {}
+        if keeps:
+            rows = self.db.fetchall(
+                "SELECT turn_total, dice, triple, p_win FROM ten_thousand_duel WHERE rules = ? AND goal = ? "
+                "AND score = ? AND opponent = ? AND turn_total BETWEEN ? AND ?",
+                (rules, goal, i, j, k + min(points), k + max(points)),
+            )
+            stored = {(int(kk), int(d), int(c)): float(p) for kk, d, c, p in rows}
+        banked = [i + k + p for p in points]
+        starts = self._turn_starts(rules, goal, j, [i, *(b for b in banked if b < goal)])
+        over = [b - j + UNIT for b in banked if b >= goal]
+        exceed = self._exceed(rules, min(over), max(over), 6, 0) if over else {}
+        if i not in starts or any(b not in starts for b in banked if b < goal):
+            raise NotInDatabase(f"ten_thousand_duel lacks turn-start values of score {j}; rebuild: "
+                                "dicebase build ten-thousand --force")
+        values = []
+        for (_roll, _keep, p, _used, da, ta, _hd, _dom), b in zip(keeps, banked):
+            v = stored.get((k + p, da, ta))
+            if v is not None:
+                values.append((v, "roll"))
+            elif b < goal:
+                values.append((1 - starts[b], "bank"))
+            else:
+                values.append((1 - exceed.get((b - j + UNIT, 6, 0), 0), "bank"))
+        return values, starts[i]
+
+    def _last_turn_values(self, rules: str, need: int, keeps: list[tuple]) -> list[tuple[float, str]]:
+        """(value, then) of each keep as LAST_TURN_SQL values it (``need``: what the turn must still gain)."""
+        short = [need - keep[2] for keep in keeps if keep[2] < need]
+        exceed = self._exceed(rules, min(short), max(short)) if short else {}
+        return [(1.0, "bank") if p >= need else (exceed.get((need - p, da, ta), 0), "roll")
+                for _roll, _keep, p, _used, da, ta, _hd, _dom in keeps]
+
+    def _solitaire_values(self, rules: str, k: int, keeps: list[tuple]) -> list[tuple[float, str]]:
+        """(value, then) of each keep as SOLITAIRE_LOOKAHEAD_SQL values it."""
+        if not keeps:
+            return []
+        points = [keep[2] for keep in keeps]
+        rows = self.db.fetchall(
+            "SELECT turn_total, dice, triple, value, action FROM ten_thousand_solitaire WHERE rules = ? "
+            "AND turn_total BETWEEN ? AND ?",
+            (rules, k + min(points), k + max(points)),
+        )
+        stored = {(int(kk), int(d), int(c)): (float(v), a) for kk, d, c, v, a in rows}
+        return [stored.get((k + p, da, ta), (k + p, "bank")) for _roll, _keep, p, _used, da, ta, _hd, _dom in keeps]
+
+    def _bank_value(self, rules: str, goal: int, i: int, j: int, k: int) -> float:
+        """BANK_VALUE_SQL: 1 - W(j, i + k) below the goal, else 1 - P_exceed(i + k - j + 50)."""
+        if i + k < goal:
+            w = self._turn_starts(rules, goal, j, [i + k])
+            if not w:
+                raise NotInDatabase(f"ten_thousand_duel lacks the turn start ({j}, {i + k}); rebuild: "
+                                    "dicebase build ten-thousand --force")
+            return 1 - w[i + k]
+        need = i + k - j + UNIT
+        return 1 - self._exceed(rules, need, need, 6, 0).get((need, 6, 0), 0)
 
     def state(self, score, opponent, turn_total, dice=6, triple=0, rules: str = "ten-thousand") -> State:
         """Win probability, optimal action and both action values of ANY two-player pre-roll state.
@@ -421,8 +531,7 @@ class Queries:
         can_bank = k > 0 and (i > 0 or k >= rule["opening_minimum"])
         bank = None
         if can_bank:
-            (bank,) = self.db.fetchone(*positional(BANK_VALUE_SQL, dict(i=i, j=j, k=k, goal=goal, rules=rules)))
-            bank = float(bank)
+            bank = float(self._bank_value(rules, goal, i, j, k))
         row = self.db.fetchone(
             "SELECT p_win FROM ten_thousand_duel WHERE rules = ? AND goal = ? AND score = ? AND opponent = ? "
             "AND turn_total = ? AND dice = ? AND triple = ?",
@@ -435,10 +544,18 @@ class Queries:
         if bank is None:
             raise NotInDatabase(f"state {key} should be a stored roll state but is missing; rebuild: "
                                 "dicebase build ten-thousand --force")
-        farkle = 1.0 - self._turn_start(rules, goal, j, i)
-        (roll_value,) = self.db.fetchone(*positional(ROLL_VALUE_SQL, dict(
-            i=i, j=j, k=k, goal=goal, rules=rules, dice=n, triple=t, farkle=farkle)))
-        return State(*key, False, bank, "bank", float(roll_value), bank,
+        # ROLL_VALUE_SQL: each roll's best keep, a farkle worth 1 - W(j, i), weighted by the roll's chance
+        keeps = self._keeps(rules, n, t, None)
+        values, w_ji = self._duel_values(rules, goal, i, j, k, keeps)
+        best: dict[str, float] = {}
+        for keep, (v, _then) in zip(keeps, values):
+            best[keep[0]] = max(v, best.get(keep[0], v))
+        rolls = self.db.fetchall(
+            "SELECT roll, probability FROM ten_thousand_rolls WHERE rules = ? AND dice = ? AND triple = ?",
+            (rules, n, t),
+        )
+        roll_value = math.fsum(float(p) * best.get(r, 1.0 - w_ji) for r, p in rolls)
+        return State(*key, False, bank, "bank", roll_value, bank,
                      "bank state (not stored: banking is optimal): bank value from BANK_VALUE_SQL, roll value "
                      "by one-step lookahead over every roll (ROLL_VALUE_SQL)")
 
