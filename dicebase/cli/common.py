@@ -75,12 +75,68 @@ def output_option(func: Callable | None = None, *, formats: tuple[str, ...] = FO
 
 
 def resolve_format(fmt: str, as_json: bool) -> str:
+    """The output format; ``--json`` with a different ``--format`` is refused (BadInput)."""
+    if as_json and fmt != "json":
+        ctx = click.get_current_context(silent=True)
+        given = ctx is not None and ctx.get_parameter_source("fmt") not in (
+            None, click.core.ParameterSource.DEFAULT, click.core.ParameterSource.DEFAULT_MAP)
+        if given:
+            raise BadInput(f"--json and --format {fmt} contradict each other; give one of them")
     return "json" if as_json else fmt
 
 
-def open_db(db_path: str | None):
-    """Open the database read-only; DicebaseError (exit 2) when missing or not ours.
+class StrictCommand(click.Command):
+    """A command that refuses an option given twice (instead of silently keeping the last)."""
 
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        refuse_repeated_options(self, ctx, args)
+        return super().parse_args(ctx, args)
+
+
+class StrictGroup(click.Group):
+    """A group whose own options, and every subcommand's, may not be repeated."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        refuse_repeated_options(self, ctx, args)
+        return super().parse_args(ctx, args)
+
+    def get_command(self, ctx, name):
+        return make_strict(super().get_command(ctx, name))
+
+
+def make_strict(command):
+    """``command`` (a click Command or Group) made strict, in place; returns it."""
+    if command is None or isinstance(command, (StrictCommand, StrictGroup)):
+        return command
+    if isinstance(command, click.Group):
+        command.__class__ = type(f"Strict{type(command).__name__}", (StrictGroup, type(command)), {}) \
+            if type(command) is not click.Group else StrictGroup
+    elif type(command) is click.Command:
+        command.__class__ = StrictCommand
+    return command
+
+
+def refuse_repeated_options(command: click.Command, ctx: click.Context, args: list[str]) -> None:
+    """UsageError naming the first option given more than once (unless it is meant to repeat)."""
+    parser = command.make_parser(ctx)
+    try:
+        _, _, order = parser.parse_args(args=list(args))
+    except click.UsageError:
+        return  # click reports it in the real parse
+    seen: set[str] = set()
+    for param in order:
+        if not isinstance(param, click.Option) or param.multiple or param.count:
+            continue
+        if param.name in seen:
+            name = max(param.opts, key=len)
+            raise click.UsageError(f"option {name} given more than once; give it once", ctx=ctx)
+        seen.add(param.name)
+
+
+def open_db(db_path: str | None, timeout: float | None = None):
+    """Open the database read-only; DicebaseError (exit 2) when missing, busy, damaged or not ours.
+
+    ``timeout`` (seconds) overrides the query layer's default time limit.
     Under ``serving`` the server's open database, left open on exit.
     """
     served = _served_db.get()
@@ -89,7 +145,9 @@ def open_db(db_path: str | None):
     from dicebase.query import open as open_database
 
     try:
-        return open_database(db_path)
+        if timeout is None:
+            return open_database(db_path)
+        return open_database(db_path, timeout=timeout)
     except ValueError as exc:  # a malformed --db value
         raise BadInput(str(exc)) from None
 

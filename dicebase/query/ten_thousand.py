@@ -11,7 +11,7 @@ import json
 import math
 from dataclasses import asdict, dataclass, field
 
-from dicebase.query.base import BadInput, NotInDatabase, whole_number
+from dicebase.query.base import BadInput, NotInDatabase, clip, text_choice, whole_number
 
 UNIT = 50
 #: Largest turn total, score or opponent score a lookup accepts, points.  Far beyond any real
@@ -258,6 +258,7 @@ class Queries:
         return self._rules
 
     def _rule(self, rules: str) -> dict:
+        text_choice(rules, "rules")
         built = self.rule_sets()
         if rules not in built:
             from dicebase.rules.ten_thousand import PRESETS
@@ -272,6 +273,7 @@ class Queries:
 
     def classes(self, rules: str) -> dict[tuple[int, int], tuple[float, int | None]]:
         """(dice, triple) -> (farkle chance, smallest turn total reaching it) for a built rule set."""
+        text_choice(rules, "rules")
         if rules not in self._classes:
             try:
                 rows = self.db.fetchall(
@@ -337,6 +339,8 @@ class Queries:
         ``opponent``: the two-player win probability; an opponent at or above the goal means
         this is the last turn, and every keep is valued by the chance to end above it."""
         rule = self._rule(rules)
+        if isinstance(dice, (str, bytes, dict)) or not hasattr(dice, "__iter__"):
+            raise BadInput(f"dice must be a list of faces 1-6, e.g. [1, 5, 2], got {clip(dice)}")
         faces = [_int(f, "a die", "a face 1-6") for f in dice]
         if not 1 <= len(faces) <= rule["dice"]:
             raise BadInput(f"give the faces of 1-{rule['dice']} rolled dice, got {len(faces)}")
@@ -374,6 +378,7 @@ class Queries:
                     float(farkle_value), actions)
 
     def goal(self, rules: str) -> int:
+        text_choice(rules, "rules")
         if rules in self._goals:
             return self._goals[rules]
         row = self.db.fetchone("SELECT MAX(goal) FROM ten_thousand_policy_duel WHERE rules = ?", (rules,))

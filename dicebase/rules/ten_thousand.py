@@ -19,6 +19,7 @@ can only stand with n <= 3, so there are 3 + 3 * 7 = 24 pre-roll ``(n, t)`` clas
 
 from __future__ import annotations
 
+import reprlib
 from dataclasses import asdict, dataclass, field
 from functools import lru_cache
 from itertools import product
@@ -160,10 +161,16 @@ def check_options(options: dict) -> tuple[list[RuleSet], list[RuleSet], int]:
         if isinstance(value, str):
             value = [v for v in value.split(",") if v]
         if not isinstance(value, list) or not value:
-            raise ValueError(f"ten-thousand.{key} must be a list of rule sets ({', '.join(PRESETS)}), got {value!r}")
+            raise ValueError(
+                f"ten-thousand.{key} must be a list of rule sets ({', '.join(PRESETS)}), got {reprlib.repr(value)}"
+            )
+        if not all(isinstance(v, str) for v in value):
+            raise ValueError(
+                f"ten-thousand.{key} must be a list of rule-set names ({', '.join(PRESETS)}), got {reprlib.repr(value)}"
+            )
         try:
             return [get_rules(v) for v in value]
-        except (KeyError, TypeError) as exc:
+        except KeyError as exc:
             raise ValueError(f"ten-thousand.{key}: {exc.args[0]}") from None
 
     rules = names("rules")
