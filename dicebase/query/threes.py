@@ -313,7 +313,7 @@ class Queries:
         already loses to ``to_beat`` (no keep can win).
         """
         v = self.variant(variant)
-        roll = self._roll(v, dice, most=max(v.dice, self.many_dice_max(v.name)))
+        roll = self._roll(v, dice, most=max(v.dice, self._many_max("threes_many_dice", v)))
         if len(roll) > v.dice:
             return self._best_many(v, roll, score, must_keep_two, ties, to_beat, players_after)
         d = len(roll)
@@ -433,7 +433,7 @@ class Queries:
         (from threes_many_dice)."""
         v = self.variant(variant)
         if dice is not None:
-            most = self.many_dice_max(v.name)
+            most = self._many_max("threes_many_dice", v)
             if most == 0:
                 raise NotInDatabase(f"no many-dice table for {v.name} in this database; rebuild with: "
                                     f"{self.rebuild_command(many_dice=5000)}")
@@ -462,7 +462,7 @@ class Queries:
         threes_many_dice_chances, targets 0..30."""
         v = self.variant(variant)
         dice = v.dice if dice is None else dice
-        most = max(v.dice, self.many_chances_max(v.name))
+        most = max(v.dice, self._many_max("threes_many_dice_chances", v))
         if not _is_int(dice) or not 1 <= dice <= most:
             raise BadInput(f"dice must be a whole number 1..{most}, got {_show(dice)}")
         dice = int(dice)
@@ -502,21 +502,18 @@ class Queries:
         return [SeatRow(int(s), float(p)) for s, p in rows]
 
     # -- many dice (threes_many_dice) ------------------------------------------------
-    def many_dice_max(self, variant: str) -> int:
-        """Largest roll of threes_many_dice for ``variant`` (0 when not built)."""
-        cache = self.__dict__.setdefault("_many_max", {})
-        if variant not in cache:
-            (most,) = self.db.fetchone("SELECT max(dice) FROM threes_many_dice WHERE variant = ?", (variant,))
-            cache[variant] = int(most or 0)
-        return cache[variant]
-
-    def many_chances_max(self, variant: str) -> int:
-        """Largest roll of threes_many_dice_chances for ``variant`` (0 when not built)."""
-        cache = self.__dict__.setdefault("_many_chances_max", {})
-        if variant not in cache:
-            (most,) = self.db.fetchone("SELECT max(dice) FROM threes_many_dice_chances WHERE variant = ?", (variant,))
-            cache[variant] = int(most or 0)
-        return cache[variant]
+    def _many_max(self, table: str, v: Variant) -> int:
+        """Largest dice count stored in a many-dice table (threes_many_dice or threes_many_dice_chances)
+        for variant ``v``; 0 when not built."""
+        cache = self.__dict__.setdefault("_many_max_cache", {})
+        if (table, v.name) not in cache:
+            sql = {
+                "threes_many_dice": "SELECT max(dice) FROM threes_many_dice WHERE variant = ?",
+                "threes_many_dice_chances": "SELECT max(dice) FROM threes_many_dice_chances WHERE variant = ?",
+            }[table]
+            (most,) = self.db.fetchone(sql, (v.name,))
+            cache[(table, v.name)] = int(most or 0)
+        return cache[(table, v.name)]
 
     def _many_chances(self, v: Variant, dice: int, ties, must_keep_two) -> list[ChanceRow]:
         """threes_many_dice_chances: P(final <= target); under strict ties target t needs final <= t - 1."""
