@@ -30,6 +30,7 @@ GAME_GROUPS = {
     "threes": "dicebase.cli.threes",
     "rolled-ones": "dicebase.cli.rolled_ones",
     "ten-thousand": "dicebase.cli.ten_thousand",
+    "plot": "dicebase.cli.plot",
 }
 
 
