@@ -77,6 +77,8 @@ def served(built_db):
 @pytest.fixture
 def phone(browser):
     context = browser.new_context(viewport=PHONE, device_scale_factor=1, is_mobile=True, has_touch=True)
+    # the figures are tested in test_web_serve; drawing them here would only slow these tests
+    context.route("**/plots/**", lambda route: route.abort())
     page = context.new_page()
     yield page
     context.close()

@@ -172,3 +172,24 @@ def test_serve_without_the_web_extras_says_what_to_install(built_db):
     assert proc.returncode == 1
     assert proc.stderr == ("Error: dicebase serve needs the web extras (starlette is missing): "
                            "pip install 'dicebase[serve]'\n")
+
+
+def test_game_pages_show_the_plotting_figures(pages):
+    """Each game page shows its figures from dicebase.plots, served as PNG and kept once drawn."""
+    from dicebase import plots
+
+    client = pages("threes")
+    page = client.get("/threes").text
+    for name in plots.names("threes"):
+        assert f'<img src="/plots/{name}.png' in page
+    first = client.get("/plots/threes-seats.png?ties=strict")
+    assert first.status_code == 200 and first.headers["content-type"] == "image/png"
+    assert first.content.startswith(b"\x89PNG")
+    assert client.get("/plots/threes-seats.png?ties=strict").content == first.content
+    assert client.get("/plots/no-such-figure.png").status_code == 404
+    assert client.get("/plots/threes-seats.png?ties=sometimes").status_code == 400
+    assert client.get("/plots/threes-keep-chart.png?players_after=x").status_code == 400
+    ro = pages("rolled_ones").get("/rolled-ones").text
+    assert '<img src="/plots/rolled-ones-policy-errors.png?policy=' in ro
+    assert '<img src="/plots/rolled-ones-strategy.png"' in ro
+    assert '<img src="/plots/ten-thousand-thresholds.png"' in pages("ten_thousand").get("/ten-thousand").text

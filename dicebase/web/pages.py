@@ -104,7 +104,82 @@ def _lookup(server, path: str, params: dict):
         return None, exc.message
 
 
+class Figures:
+    """The plotting part's figures of this database as PNG, rendered once each and kept (a bounded cache)."""
+
+    LIMIT = 64  # rendered figures kept; a PNG is about 100 kB
+
+    def __init__(self, server):
+        import threading
+        from collections import OrderedDict
+
+        self.server = server
+        self._cache: OrderedDict = OrderedDict()
+        self._lock = threading.Lock()
+
+    @staticmethod
+    def for_game(game: str) -> list[dict]:
+        """Each figure of ``game`` with the URL of its first gallery drawing, for the game's page."""
+        import shlex
+
+        from dicebase import plots
+
+        shown = []
+        for name in plots.names(game):
+            spec = plots.figure(name)
+            words = shlex.split(spec.gallery[0] if spec.gallery else "")
+            params = {words[i].lstrip("-").replace("-", "_"): words[i + 1] for i in range(0, len(words) - 1, 2)}
+            shown.append({"name": name, "summary": spec.summary, "url": _url(f"/plots/{name}.png", params)})
+        return shown
+
+    def png(self, name: str, items: list[tuple[str, str]]) -> bytes:
+        """The figure drawn with these query parameters as its options (typed as the figure declares)."""
+        from dicebase import plots
+        from dicebase.query.base import BadInput
+
+        spec = plots.figure(name)
+        kinds = {o.name: o.kind for o in spec.options}
+        options = {}
+        for key, value in items:
+            if key in options:
+                raise BadInput(f"parameter {key} given more than once")
+            kind = kinds.get(key, str)
+            try:
+                options[key] = kind(value)
+            except ValueError:
+                raise BadInput(f"{key} must be a whole number, got {value[:40]!r}") from None
+        key = (name, tuple(sorted(options.items())))
+        with self._lock:
+            if key in self._cache:
+                self._cache.move_to_end(key)
+                return self._cache[key]
+        image = plots.render(self.server.thread_db(), name, "png", **options)
+        with self._lock:
+            self._cache[key] = image
+            while len(self._cache) > self.LIMIT:
+                self._cache.popitem(last=False)
+        return image
+
+
+def _figure(server, figures: Figures, request: Request) -> Response:
+    from dicebase.cli import error_line
+    from dicebase.web.app import _status
+
+    name = request.path_params["name"]
+    try:
+        image = figures.png(name, list(request.query_params.multi_items()))
+    except Exception as exc:
+        line = error_line(exc)
+        if line is None:
+            raise
+        status = 404 if "no figure named" in line[0] else _status(exc, line[1])
+        return error_page(request, status, " ".join(line[0].split()))
+    return Response(image, media_type="image/png", headers={"ETag": server.etag, "Cache-Control": "no-cache"})
+
+
 def routes(server) -> list[Route]:
+    figures = Figures(server)
+
     def cached(handler):
         def endpoint(request: Request) -> Response:
             if server.not_modified(request):
@@ -119,6 +194,7 @@ def routes(server) -> list[Route]:
         Route("/rolled-ones", cached(lambda r: rolled_ones(server, r))),
         Route("/ten-thousand", cached(lambda r: ten_thousand(server, r))),
         Route("/api", cached(lambda r: api_docs(server, r))),
+        Route("/plots/{name}.png", cached(lambda r: _figure(server, figures, r))),
     ]
 
 
@@ -208,6 +284,7 @@ def threes(server, request: Request) -> Response:
         "undo": with_dice(rolled[:-1]), "clear": with_dice([]),
         "answer": answer, "error": error, "choices": choices, "finished": finished,
         "new_turn": _url("/threes", settings),
+        "figures": Figures.for_game("threes"),
     })
 
 
@@ -236,6 +313,7 @@ def rolled_ones(server, request: Request) -> Response:
         "variants": variants, "variant": variant, "rules": rules, "state": state,
         "ones_range": range(0, int(rules.get("ones_limit", 3))),
         "answer": answer, "error": error, "komi": komi, "gaps": gaps,
+        "figures": Figures.for_game("rolled_ones"),
     })
 
 
@@ -270,4 +348,5 @@ def ten_thousand(server, request: Request) -> Response:
         "variants": variants, "rules_name": rules_name, "rolled": rolled, "dice_text": " ".join(map(str, rolled)),
         "state": state, "goal": goal, "answer": answer, "error": error,
         "odds_dice": odds_dice, "odds": odds, "odds_error": odds_error, "thresholds": thresholds,
+        "figures": Figures.for_game("ten_thousand"),
     })

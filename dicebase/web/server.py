@@ -44,7 +44,9 @@ def run(db, host: str, port: int) -> None:
     click.echo(f"dicebase: serving {db.location} at http://{shown}:{bound_port}/ (Ctrl-C stops)")
     if host in ("0.0.0.0", "::"):
         click.echo("dicebase: listening on every network interface: anyone on your network can read the database")
-    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on", server_header=False)
+    # Ctrl-C waits at most a few seconds for requests in flight (a figure being drawn), then stops.
+    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on", server_header=False,
+                            timeout_graceful_shutdown=3)
     try:
         uvicorn.Server(config).run(sockets=[sock])
     except KeyboardInterrupt:  # uvicorn has shut down cleanly and re-raises the signal it caught
