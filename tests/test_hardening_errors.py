@@ -105,12 +105,12 @@ def game_dbs(built_db):
 
 
 @pytest.mark.parametrize("args", EXAMPLES, ids=[" ".join(a)[:60] for a in EXAMPLES])
-def test_a_closed_stdout_is_not_an_error(args, game_dbs):
+def test_a_closed_stdout_is_not_an_error(args, game_dbs, tmp_path):
     read_end, write_end = os.pipe()
     os.close(read_end)  # the reader is gone before the first byte: `| head -0`
-    try:
+    try:  # in a scratch directory: an example may write a file (plot --out)
         proc = subprocess.run([*DICEBASE, *_with_db(args, game_dbs)], stdout=write_end, stderr=subprocess.PIPE,
-                              text=True, timeout=120)
+                              text=True, timeout=120, cwd=tmp_path)
     finally:
         os.close(write_end)
     assert "Traceback" not in proc.stderr and proc.stderr.count("\n") <= 1, proc.stderr
