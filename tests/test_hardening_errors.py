@@ -108,8 +108,7 @@ def game_dbs(built_db):
 def test_a_closed_stdout_is_not_an_error(args, game_dbs, tmp_path):
     read_end, write_end = os.pipe()
     os.close(read_end)  # the reader is gone before the first byte: `| head -0`
-    try:
-        # in a scratch directory: an example may write a file (sql --output scores.jsonl)
+    try:  # in a scratch directory: an example may write a file (sql --output, plot --out)
         proc = subprocess.run([*DICEBASE, *_with_db(args, game_dbs)], stdout=write_end, stderr=subprocess.PIPE,
                               text=True, timeout=120, cwd=tmp_path)
     finally:
