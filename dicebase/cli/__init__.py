@@ -20,6 +20,7 @@ GAME_GROUPS = {
     "threes": "dicebase.cli.threes",
     "rolled-ones": "dicebase.cli.rolled_ones",
     "ten-thousand": "dicebase.cli.ten_thousand",
+    "rules": "dicebase.cli.rules",  # not a game: the house-rules files command (its module's ``group``)
 }
 
 
@@ -78,7 +79,11 @@ def _parse_option(text: str) -> tuple[str, str, object]:
 @click.option("--storage-version", metavar="VERSION", default=None,
               help="DuckDB storage format to write (default v1.1.0: every DuckDB from 1.1 on opens the file; "
                    "'latest' for the newest).")
-def build(games, db_path, force, quiet, option_texts, storage_version):
+@click.option("--rules", "rules_files", multiple=True, metavar="FILE.toml",
+              help="Also build the house rules in this file as a variant named in it, beside what the "
+                   "database holds (print a file to edit with: dicebase rules GAME). Repeatable.")
+@click.option("--force-size", is_flag=True, help="Build rule sets whose estimated solve exceeds the size limits.")
+def build(games, db_path, force, quiet, option_texts, storage_version, rules_files, force_size):
     """Solve the named games (default: all) and write their tables.
 
     The build writes a temporary file beside the target and renames it into
@@ -92,19 +97,23 @@ def build(games, db_path, force, quiet, option_texts, storage_version):
         dicebase build threes --db sqlite:///db/dicebase.sqlite
         dicebase build ten-thousand -o ten-thousand.goal=2000 --db db/small.duckdb
         dicebase build --storage-version v1.2.0
+        dicebase build ten-thousand --rules our-table.toml
     """
     from dicebase.builder.pipeline import BuildError, build as run_build
     from dicebase.location import resolve
     from dicebase.query.base import BadInput
+    from dicebase.rules.files import load as load_rules
 
     options: dict[str, dict] = {}
     for text in option_texts:
         game, key, value = _parse_option(text)
         options.setdefault(game, {})[key] = value
     try:
+        house = [load_rules(path) for path in rules_files]
         loc = resolve(db_path)
         report = run_build(
-            list(games) or None, loc, force=force, quiet=quiet, options=options, storage_version=storage_version
+            list(games) or None, loc, force=force, quiet=quiet, options=options, storage_version=storage_version,
+            house_rules=house, force_size=force_size,
         )
     except (BuildError, ValueError) as exc:
         raise BadInput(str(exc)) from None

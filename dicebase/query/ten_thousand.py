@@ -12,16 +12,14 @@ from dataclasses import asdict, dataclass, field
 
 from dicebase.query.base import BadInput, NotInDatabase, whole_number
 
-UNIT = 50
-#: Largest turn total, score or opponent score a lookup accepts, points.  Far beyond any real
-#: game: the chance of scoring 50,000 points in one turn is 3e-19, of 100,000 below 1e-37.
-MAX_POINTS = 100_000
+from dicebase.rules.ten_thousand import MAX_POINTS, PRESETS
+
 EXPECTED = "expected_banked_points"
 WIN = "win_probability"
 
 #: Value of every keep of a roll in the two-player game by one-step lookahead.
 #: Named parameters (see :func:`positional`): :k turn total, :i score, :j opponent (< :goal),
-#: :goal, :rules, :dice, :triple, :roll.  A continuation state missing from
+#: :goal, :rules, :dice, :triple, :roll, :unit (the scoring unit), :start (dice at a turn start).  A continuation state missing from
 #: ten_thousand_duel banks: below the goal its value is 1 - the opponent's turn-start value,
 #: at or above it 1 - the opponent's chance to exceed in the last turn (0 past the stored needs).
 DUEL_LOOKAHEAD_SQL = """
@@ -36,15 +34,15 @@ LEFT JOIN ten_thousand_duel d
  AND d.turn_total = :k + kp.points AND d.dice = kp.dice_after AND d.triple = kp.triple_after
 LEFT JOIN ten_thousand_duel w
   ON w.rules = :rules AND w.goal = :goal AND w.score = :j AND w.opponent = :i + :k + kp.points
- AND w.turn_total = 0 AND w.dice = 6 AND w.triple = 0
+ AND w.turn_total = 0 AND w.dice = :start AND w.triple = 0
 LEFT JOIN ten_thousand_exceed e
-  ON e.rules = :rules AND e.policy = 'optimal' AND e.need = :i + :k + kp.points - :j + 50
- AND e.dice = 6 AND e.triple = 0
+  ON e.rules = :rules AND e.policy = 'optimal' AND e.need = :i + :k + kp.points - :j + :unit
+ AND e.dice = :start AND e.triple = 0
 WHERE kp.rules = :rules AND kp.dice = :dice AND kp.triple = :triple AND kp.roll = :roll
 """
 
 #: Value of every keep of a roll in the LAST turn (the opponent has banked :j >= goal; the
-#: player to move must end above it).  :need = :j - :i - :k + 50 is what the turn must still
+#: player to move must end above it).  :need = :j - :i - :k + :unit is what the turn must still
 #: gain before this roll.  A keep that gets ahead banks and wins (1); otherwise the player
 #: rolls on, winning with the stored chance to still gain the rest (0 past the stored needs).
 LAST_TURN_SQL = """
@@ -60,15 +58,15 @@ WHERE kp.rules = :rules AND kp.dice = :dice AND kp.triple = :triple AND kp.roll 
 
 #: Win probability of BANKING at a two-player state (:i score, :j opponent, both < :goal,
 #: :k > 0 turn total): below the goal the opponent starts a normal turn at (:j, :i + :k);
-#: at or above it the opponent gets the last turn and must gain :i + :k - :j + 50 or more.
+#: at or above it the opponent gets the last turn and must gain :i + :k - :j + :unit or more.
 BANK_VALUE_SQL = """
 SELECT CASE WHEN :i + :k < :goal
        THEN 1 - (SELECT w.p_win FROM ten_thousand_duel w
                  WHERE w.rules = :rules AND w.goal = :goal AND w.score = :j AND w.opponent = :i + :k
-                   AND w.turn_total = 0 AND w.dice = 6 AND w.triple = 0)
+                   AND w.turn_total = 0 AND w.dice = :start AND w.triple = 0)
        ELSE 1 - COALESCE((SELECT e.p_exceed FROM ten_thousand_exceed e
-                          WHERE e.rules = :rules AND e.policy = 'optimal' AND e.need = :i + :k - :j + 50
-                            AND e.dice = 6 AND e.triple = 0), 0) END AS bank_value
+                          WHERE e.rules = :rules AND e.policy = 'optimal' AND e.need = :i + :k - :j + :unit
+                            AND e.dice = :start AND e.triple = 0), 0) END AS bank_value
 """
 
 #: Win probability of ROLLING at any two-player pre-roll state (then playing optimally), by
@@ -87,10 +85,10 @@ WITH kv AS (
    AND d.turn_total = :k + kp.points AND d.dice = kp.dice_after AND d.triple = kp.triple_after
   LEFT JOIN ten_thousand_duel w
     ON w.rules = :rules AND w.goal = :goal AND w.score = :j AND w.opponent = :i + :k + kp.points
-   AND w.turn_total = 0 AND w.dice = 6 AND w.triple = 0
+   AND w.turn_total = 0 AND w.dice = :start AND w.triple = 0
   LEFT JOIN ten_thousand_exceed e
-    ON e.rules = :rules AND e.policy = 'optimal' AND e.need = :i + :k + kp.points - :j + 50
-   AND e.dice = 6 AND e.triple = 0
+    ON e.rules = :rules AND e.policy = 'optimal' AND e.need = :i + :k + kp.points - :j + :unit
+   AND e.dice = :start AND e.triple = 0
   WHERE kp.rules = :rules AND kp.dice = :dice AND kp.triple = :triple
   GROUP BY kp.roll
 )
@@ -223,11 +221,11 @@ def _int(value, what: str, allowed: str) -> int:
     return whole_number(value, what, allowed)
 
 
-def _points(value, what: str, hi: int = MAX_POINTS, why: str = "") -> int:
-    """A multiple of 50 from 0 to ``hi``; ``why`` explains the upper end."""
-    allowed = f"a multiple of 50 from 0 to {hi}{why}"
+def _points(value, what: str, unit: int, hi: int = MAX_POINTS, why: str = "") -> int:
+    """A multiple of the rule set's ``unit`` from 0 to ``hi``; ``why`` explains the upper end."""
+    allowed = f"a multiple of {unit} from 0 to {hi}{why}"
     v = _int(value, what, allowed)
-    if v < 0 or v > hi or v % UNIT:
+    if v < 0 or v > hi or v % unit:
         raise BadInput(f"{what} must be {allowed}, got {v}")
     return v
 
@@ -257,8 +255,6 @@ class Queries:
     def _rule(self, rules: str) -> dict:
         built = self.rule_sets()
         if rules not in built:
-            from dicebase.rules.ten_thousand import PRESETS
-
             if rules in PRESETS:
                 raise NotInDatabase(
                     f"rule set {rules!r} is not built; add it with: dicebase build ten-thousand --force "
@@ -305,10 +301,10 @@ class Queries:
             what = "6 dice again (after hot dice)" if (n, t) == (rule["dice"], 0) else _class_name(n, t)
             raise BadInput(f"a turn reaches {what} only with a turn total of at least {low}, got {k}")
 
-    def _scores(self, rules: str, score, opponent) -> tuple[int, int, int]:
-        goal = self.goal(rules)
-        i = _points(score, "--score", goal - UNIT, f" (the player to move is below the goal {goal})")
-        j = _points(opponent, "--opponent", MAX_POINTS, f" (at or above the goal {goal}: your last turn)")
+    def _scores(self, rule: dict, score, opponent) -> tuple[int, int, int]:
+        goal, unit = self.goal(rule["name"]), rule["unit"]
+        i = _points(score, "--score", unit, goal - unit, f" (the player to move is below the goal {goal})")
+        j = _points(opponent, "--opponent", unit, MAX_POINTS, f" (at or above the goal {goal}: your last turn)")
         return goal, i, j
 
     # -- (a) -----------------------------------------------------------
@@ -342,7 +338,7 @@ class Queries:
             raise BadInput(f"dice faces must be 1-6, got {bad[0]}")
         n = len(faces)
         t = self._triple(rule, n, triple)
-        k = _points(turn_total, "--turn-total")
+        k = _points(turn_total, "--turn-total", rule["unit"])
         self._check_turn(rule, n, t, k)
         roll = "".join(str(f) for f in sorted(faces))
         if (score is None) != (opponent is None):
@@ -352,16 +348,17 @@ class Queries:
             rows = self.db.fetchall(*positional(SOLITAIRE_LOOKAHEAD_SQL, dict(k=k, rules=rules, dice=n, triple=t, roll=roll)))
             objective, goal, farkle_value = EXPECTED, None, 0.0
         else:
-            goal, i, j = self._scores(rules, score, opponent)
+            goal, i, j = self._scores(rule, score, opponent)
+            unit, start = rule["unit"], rule["dice"]
             objective = WIN
             if j >= goal:  # the last turn: end above the opponent or lose
                 last, farkle_value = True, 0.0
                 rows = self.db.fetchall(*positional(LAST_TURN_SQL, dict(
-                    need=j - i - k + UNIT, rules=rules, dice=n, triple=t, roll=roll)))
+                    need=j - i - k + unit, rules=rules, dice=n, triple=t, roll=roll)))
             else:
-                farkle_value = 1.0 - self._turn_start(rules, goal, j, i)
+                farkle_value = 1.0 - self._turn_start(rule, goal, j, i)
                 rows = self.db.fetchall(*positional(DUEL_LOOKAHEAD_SQL, dict(
-                    k=k, i=i, j=j, goal=goal, rules=rules, dice=n, triple=t, roll=roll)))
+                    k=k, i=i, j=j, goal=goal, rules=rules, dice=n, triple=t, roll=roll, unit=unit, start=start)))
         actions = [
             KeepAction([int(c) for c in keep], int(p), int(da), int(ta), bool(hd), bool(dom), float(v), then)
             for keep, p, _used, da, ta, hd, dom, v, then in rows
@@ -379,32 +376,33 @@ class Queries:
             )
         return int(row[0])
 
-    def _turn_start(self, rules: str, goal: int, i: int, j: int) -> float:
+    def _turn_start(self, rule: dict, goal: int, i: int, j: int) -> float:
         """W(i, j): win probability of the player about to start a turn with score i against j."""
         (w,) = self.db.fetchone(
             "SELECT p_win FROM ten_thousand_duel WHERE rules = ? AND goal = ? AND score = ? AND opponent = ? "
-            "AND turn_total = 0 AND dice = 6 AND triple = 0",
-            (rules, goal, i, j),
+            "AND turn_total = 0 AND dice = ? AND triple = 0",
+            (rule["name"], goal, i, j, rule["dice"]),
         )
         return float(w)
 
-    def state(self, score, opponent, turn_total, dice=6, triple=0, rules: str = "ten-thousand") -> State:
+    def state(self, score, opponent, turn_total, dice=None, triple=0, rules: str = "ten-thousand") -> State:
         """Win probability, optimal action and both action values of ANY two-player pre-roll state.
 
         Stored roll states are read from ten_thousand_duel; bank states (not stored) get the bank
         value from :data:`BANK_VALUE_SQL` and the roll value by one-step lookahead
         (:data:`ROLL_VALUE_SQL`); last-turn states (opponent >= goal) from ten_thousand_exceed."""
         rule = self._rule(rules)
-        k = _points(turn_total, "--turn-total")
-        n = _int(dice, "--dice", "1-6")
+        unit, start = rule["unit"], rule["dice"]
+        k = _points(turn_total, "--turn-total", unit)
+        n = _int(start if dice is None else dice, "--dice", "1-6")
         if not 1 <= n <= rule["dice"]:
             raise BadInput(f"--dice must be 1-{rule['dice']}, got {n}")
         t = self._triple(rule, n, triple)
         self._check_turn(rule, n, t, k)
-        goal, i, j = self._scores(rules, score, opponent)
+        goal, i, j = self._scores(rule, score, opponent)
         key = (rules, goal, i, j, k, n, t)
         if j >= goal:
-            need = j - i - k + UNIT
+            need = j - i - k + unit
             if need <= 0:  # already ahead: bank and win; rolling risks only the farkle
                 return State(*key, True, 1.0, "bank", 1.0 - self.classes(rules)[(n, t)][0], 1.0,
                              "last turn, already ahead: banking wins; rolling wins unless it farkles "
@@ -416,12 +414,13 @@ class Queries:
             )
             p = float(row[0]) if row else 0.0
             return State(*key, True, p, "roll", p, 0.0 if k > 0 else None,
-                         f"last turn: ten_thousand_exceed (need = opponent - score - turn_total + 50 = {need})"
+                         f"last turn: ten_thousand_exceed (need = opponent - score - turn_total + {unit} = {need})"
                          + ("" if row else "; past the stored needs, taken as 0"))
         can_bank = k > 0 and (i > 0 or k >= rule["opening_minimum"])
         bank = None
         if can_bank:
-            (bank,) = self.db.fetchone(*positional(BANK_VALUE_SQL, dict(i=i, j=j, k=k, goal=goal, rules=rules)))
+            (bank,) = self.db.fetchone(*positional(BANK_VALUE_SQL, dict(
+                i=i, j=j, k=k, goal=goal, rules=rules, unit=unit, start=start)))
             bank = float(bank)
         row = self.db.fetchone(
             "SELECT p_win FROM ten_thousand_duel WHERE rules = ? AND goal = ? AND score = ? AND opponent = ? "
@@ -435,9 +434,9 @@ class Queries:
         if bank is None:
             raise NotInDatabase(f"state {key} should be a stored roll state but is missing; rebuild: "
                                 "dicebase build ten-thousand --force")
-        farkle = 1.0 - self._turn_start(rules, goal, j, i)
+        farkle = 1.0 - self._turn_start(rule, goal, j, i)
         (roll_value,) = self.db.fetchone(*positional(ROLL_VALUE_SQL, dict(
-            i=i, j=j, k=k, goal=goal, rules=rules, dice=n, triple=t, farkle=farkle)))
+            i=i, j=j, k=k, goal=goal, rules=rules, dice=n, triple=t, farkle=farkle, unit=unit, start=start)))
         return State(*key, False, bank, "bank", float(roll_value), bank,
                      "bank state (not stored: banking is optimal): bank value from BANK_VALUE_SQL, roll value "
                      "by one-step lookahead over every roll (ROLL_VALUE_SQL)")
