@@ -197,7 +197,13 @@ def main() -> None:
     if "ten_thousand" in games and scaling.exists():
         result = subprocess.run([sys.executable, str(scaling)], check=True, capture_output=True, text=True)
         extra = ["", "## 10,000: two-player solve by goal", "", result.stdout.strip()]
-    Path(args.out).write_text("\n".join(lines + targets(measured) + steps_lines + table_lines + lookup_lines + extra) + "\n")
+    out = Path(args.out)
+    # the "## Web server" section is written by benchmarks/serve.py: keep it
+    previous = out.read_text() if out.exists() else ""
+    if "\n## Web server" in previous:
+        kept = previous[previous.index("\n## Web server") + 1:]
+        extra += ["", kept[: kept.find("\n## ", 1) + 1 or None].strip()]
+    out.write_text("\n".join(lines + targets(measured) + steps_lines + table_lines + lookup_lines + extra) + "\n")
     print(f"wrote {args.out}")
 
 

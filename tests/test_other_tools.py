@@ -192,3 +192,132 @@ def test_duckdb_comments_describe_every_table_view_and_column(all_games_db):
     assert views == expected_views and len(views) >= 14
     assert columns == {(t, c): text for t, _pos, c, _type, _key, text in column_rows}
     assert "build_info" in tables and all(tables.values())
+
+
+# -- exports: every table and view, read back by pandas and polars at the declared types -------------
+
+PANDAS_DTYPES = {"VARCHAR": "string", "SMALLINT": "Int16", "INTEGER": "Int32", "BIGINT": "Int64",
+                 "DOUBLE": "Float64", "BOOLEAN": "boolean"}
+CSVW_TO_PANDAS = {"string": "string", "short": "Int16", "int": "Int32", "long": "Int64", "double": "Float64",
+                  "boolean": "boolean"}
+
+
+def polars_types():
+    import polars as pl
+
+    return {"VARCHAR": pl.String, "SMALLINT": pl.Int16, "INTEGER": pl.Int32, "BIGINT": pl.Int64,
+            "DOUBLE": pl.Float64, "BOOLEAN": pl.Boolean}
+
+
+@pytest.fixture(scope="session")
+def exported(all_games_db, tmp_path_factory):
+    """The all-games database exported to Parquet and to CSV: {fmt: directory}."""
+    import dicebase
+    from dicebase.builder.export import export
+
+    out = tmp_path_factory.mktemp("exports")
+    with dicebase.open(all_games_db) as db:
+        for fmt in ("parquet", "csv"):
+            export(db, fmt, out / fmt)
+    return {"parquet": out / "parquet", "csv": out / "csv"}
+
+
+def test_every_table_and_view_is_exported(all_games_db, exported):
+    from dicebase.schema import catalogue
+
+    table_rows, _ = catalogue(list(ALL_GAMES))
+    names = {name for name, *_ in table_rows}
+    assert {"ten_thousand_thresholds", "rolled_ones_fair_komi", "threes_chances"} <= names
+    assert {p.stem for p in exported["parquet"].glob("*.parquet")} == names
+    assert {p.stem for p in exported["csv"].glob("*.csv")} == names
+
+
+def test_exports_read_back_at_the_declared_types_with_the_same_rows(all_games_db, exported):
+    """Text stays text ('111111' rolls, '1155' keeps), booleans are booleans, integers keep their width."""
+    import duckdb
+    import pandas as pd
+    import polars as pl
+
+    from dicebase.builder.export import CSV_METADATA, relations
+
+    csvw = {t["url"]: t for t in json.loads((exported["csv"] / CSV_METADATA).read_text())["tables"]}
+    pl_types = polars_types()
+    with duckdb.connect(str(all_games_db), read_only=True) as con:
+        for rel in relations(list(ALL_GAMES)):
+            declared = {name: data_type for name, data_type, *_ in rel.columns}
+            parquet = exported["parquet"] / f"{rel.name}.parquet"
+            csv = exported["csv"] / f"{rel.name}.csv"
+            csv_columns = csvw[csv.name]["tableSchema"]["columns"]
+            assert [c["name"] for c in csv_columns] == list(declared)
+
+            frames = {
+                "pandas parquet": pd.read_parquet(parquet, dtype_backend="numpy_nullable"),
+                "pandas csv": pd.read_csv(
+                    csv, dtype={c["name"]: CSVW_TO_PANDAS[c["datatype"]] for c in csv_columns}, keep_default_na=False,
+                    na_values=[""],
+                ),
+            }
+            for label, df in frames.items():
+                assert {c: str(t) for c, t in df.dtypes.items()} == {
+                    c: PANDAS_DTYPES[t] for c, t in declared.items()
+                }, (label, rel.name)
+            pl_parquet = pl.read_parquet(parquet)
+            pl_csv = pl.read_csv(csv, schema={c: pl_types[t] for c, t in declared.items()})
+            assert dict(pl_parquet.schema) == {c: pl_types[t] for c, t in declared.items()}, rel.name
+            assert pl_csv.equals(pl_parquet), rel.name  # CSV loses nothing, doubles included
+
+            (count,) = con.execute(f"SELECT count(*) FROM {rel.name}").fetchone()
+            assert len(pl_parquet) == count
+            text_columns = [c for c, t in declared.items() if t == "VARCHAR"]
+            if text_columns and count:
+                first = con.execute(f"SELECT {', '.join(text_columns)} FROM {rel.name} LIMIT 1").fetchone()
+                assert tuple(frames["pandas csv"][text_columns].iloc[0]) == first, rel.name
+
+    rolls = pl.read_csv(exported["csv"] / "ten_thousand_rolls.csv",
+                        schema_overrides={"roll": pl.String})["roll"]
+    assert "111111" in rolls.to_list()
+
+
+def test_parquet_files_carry_the_descriptions(exported):
+    import pyarrow.parquet as pq
+
+    from dicebase.builder.export import relations
+
+    for rel in relations(list(ALL_GAMES)):
+        meta = pq.read_schema(exported["parquet"] / f"{rel.name}.parquet").metadata
+        assert meta[b"description"].decode() == rel.description
+        columns = json.loads(meta[b"dicebase.columns"])
+        assert [(c["name"], c["description"]) for c in columns] == [(n, d) for n, _t, d, _k, _r in rel.columns]
+
+
+def test_csvw_metadata_describes_every_column(exported):
+    from dicebase.builder.export import CSV_METADATA
+
+    meta = json.loads((exported["csv"] / CSV_METADATA).read_text())
+    assert meta["@context"] == "http://www.w3.org/ns/csvw"
+    threes_win = next(t for t in meta["tables"] if t["url"] == "threes_win.csv")
+    assert threes_win["tableSchema"]["primaryKey"] == [
+        "variant", "ties", "players_after", "to_beat", "dice_left", "must_keep_two", "score"
+    ]
+    p_win = threes_win["tableSchema"]["columns"][-1]
+    assert p_win["name"] == "p_win" and p_win["datatype"] == "double" and "probability" in p_win["dc:description"]
+
+
+def test_duckdb_export_picks_its_storage_version_and_old_duckdb_opens_the_default(built_db, tmp_path, old_duckdb,
+                                                                                    run_cli):
+    sqlite_db = built_db(kind="sqlite")
+    out = tmp_path / "from-sqlite.duckdb"
+    code, _, err = run_cli(["export", "-q", "--format", "duckdb", "--out", out, "--db", f"sqlite:///{sqlite_db}"])
+    assert code == 0, err
+    result = run_old(old_duckdb, READ_LOOKUP, str(out), LOOKUP)
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["comment"]  # comments written on export from SQLite too
+    latest = tmp_path / "latest.duckdb"
+    code, _, err = run_cli(["export", "-q", "--format", "duckdb", "--out", latest, "--storage-version", "latest",
+                            "--db", f"sqlite:///{sqlite_db}"])
+    assert code == 0, err
+    code, out_text, _ = run_cli(["info", "--json", "--db", latest])
+    assert json.loads(out_text)["build"]["duckdb_storage_version"] == "latest"
+    code, _, err = run_cli(["export", "--format", "csv", "--out", tmp_path / "c", "--storage-version", "v1.2.0",
+                            "--db", f"sqlite:///{sqlite_db}"])
+    assert code == 2 and "--format duckdb only" in err

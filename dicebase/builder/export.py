@@ -1,25 +1,70 @@
-"""Copy an open database into another store, or into Parquet/CSV files.
+"""Copy an open database into another store, into Parquet/CSV files, or into a Datasette site.
 
-Rows are streamed in chunks of numpy columns through the same bulk writers
-the build uses, so an exported SQLite file has the identical schema, views
-and metadata of a SQLite build.
+- DuckDB to DuckDB is DuckDB's own ``COPY FROM DATABASE`` (tables, keys,
+  views and comments), in the storage version asked for.
+- Between the two engines rows stream in chunks of numpy columns through
+  the bulk writers the build uses, so an exported SQLite file has the
+  identical schema, views and metadata of a SQLite build.
+- Parquet and CSV are DuckDB's own ``COPY (SELECT ...) TO``, one file per
+  table and per view (views materialised), every column cast to the type
+  the schema declares.  Parquet files carry the descriptions in their
+  key-value metadata; CSV comes with a CSVW ``csv-metadata.json`` giving
+  every column's type and description.
+- Datasette: a SQLite copy plus ``metadata.json`` (dicebase.builder.datasette).
 """
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
 
 import numpy as np
 
-from dicebase.builder.store import Writer
+from dicebase.builder.store import Writer, check_storage_version, sql_literal
 from dicebase.query.base import BadInput
-from dicebase.schema import CORE, game_tables, game_views
+from dicebase.schema import CORE, catalogue, game_tables, game_views
 
 CHUNK_ROWS = 1_000_000
+FORMATS = ("sqlite", "duckdb", "parquet", "csv", "datasette")
+CSV_METADATA = "csv-metadata.json"
+
+# CSVW (https://www.w3.org/TR/tabular-data-primer/) datatypes of the SQL types the schema uses
+CSVW_TYPES = {"VARCHAR": "string", "SMALLINT": "short", "INTEGER": "int", "BIGINT": "long",
+              "DOUBLE": "double", "BOOLEAN": "boolean"}
+
+
+@dataclass(frozen=True)
+class Relation:
+    """A table or view as exported: its columns (name, SQL type, description, key, required)."""
+
+    name: str
+    kind: str  # "table" or "view"
+    game: str
+    description: str
+    columns: list[tuple[str, str, str, bool, bool]]
+
+    @property
+    def key(self) -> list[str]:
+        return [name for name, _type, _text, is_key, _required in self.columns if is_key]
+
+
+def relations(games: list[str]) -> list[Relation]:
+    """Every table and view of the core metadata and ``games``, from the schema catalogue."""
+    table_rows, column_rows = catalogue(games)
+    required = {
+        (t.name, c.name): not c.nullable for game in [CORE, *games] for t in game_tables(game) for c in t.columns
+    }
+    columns: dict[str, list] = {}
+    for table_name, _pos, name, data_type, is_key, text in column_rows:
+        columns.setdefault(table_name, []).append(
+            (name, data_type, text, bool(is_key), required.get((table_name, name), False))
+        )
+    return [Relation(name, kind, game, text, columns[name]) for name, kind, game, text in table_rows]
 
 
 def _chunks(db, table: str, names: list[str]) -> Iterator[dict[str, np.ndarray]]:
@@ -51,9 +96,12 @@ def _tables_in(db) -> list:
     return tables
 
 
+EXPORT_SUFFIXES = (".parquet", ".csv", ".json", ".sqlite")
+
+
 def _is_previous_export(path: Path) -> bool:
-    """A directory holding nothing but .parquet/.csv files: safe to replace with --force."""
-    return path.is_dir() and all(p.is_file() and p.suffix in (".parquet", ".csv") for p in path.iterdir())
+    """A directory holding nothing but files an export writes (.parquet/.csv/.json/.sqlite): safe to replace with --force."""
+    return path.is_dir() and all(p.is_file() and p.suffix in EXPORT_SUFFIXES for p in path.iterdir())
 
 
 def _check_target(db, fmt: str, out_path: Path, force: bool) -> None:
@@ -65,32 +113,56 @@ def _check_target(db, fmt: str, out_path: Path, force: bool) -> None:
         raise BadInput(f"{out_path} exists; choose another --out or pass --force to replace it")
     if fmt in ("sqlite", "duckdb") and not out_path.is_file():
         raise BadInput(f"{out_path} is a directory; --format {fmt} writes one file")
-    if fmt in ("parquet", "csv") and not _is_previous_export(out_path):
+    if fmt not in ("sqlite", "duckdb") and not _is_previous_export(out_path):
         raise BadInput(
-            f"{out_path} is not a directory of .parquet/.csv files from an earlier export; refusing to replace it"
+            f"{out_path} is not a directory of files from an earlier dicebase export; refusing to replace it"
         )
 
 
-def export(db, fmt: str, out: str | os.PathLike, *, force: bool = False, quiet: bool = True) -> list[str]:
-    """Export every table of ``db``; returns the table names written.
+def export(
+    db,
+    fmt: str,
+    out: str | os.PathLike,
+    *,
+    force: bool = False,
+    quiet: bool = True,
+    storage_version: str | None = None,
+) -> list[str]:
+    """Export every table and view of ``db``; returns their names.
 
     Output appears only when complete: a file is renamed into place, a
     directory swapped in, so an interrupted export leaves the old output.
+    ``storage_version`` is the DuckDB storage format of a ``duckdb`` export
+    (default: the build's, readable by DuckDB 1.1 and later).
     """
-    if fmt not in ("sqlite", "duckdb", "parquet", "csv"):
-        raise BadInput(f"unknown export format {fmt!r}; use sqlite, duckdb, parquet or csv")
+    if fmt not in FORMATS:
+        raise BadInput(f"unknown export format {fmt!r}; use {', '.join(FORMATS)}")
+    if storage_version is not None:
+        if fmt != "duckdb":
+            raise BadInput("--storage-version applies to --format duckdb only")
+        try:
+            check_storage_version(storage_version)
+        except ValueError as exc:
+            raise BadInput(str(exc)) from None
     out_path = Path(out)
     _check_target(db, fmt, out_path, force)
-    tables = _tables_in(db)
+    games = db.games()
+    rels = relations(games)
     out_path.parent.mkdir(parents=True, exist_ok=True)
     temp = out_path.with_name(f"{out_path.name}.tmp-{os.getpid()}")
-    progress = _progress(tables, fmt, quiet)
     try:
         if fmt in ("sqlite", "duckdb"):
-            _export_store(db, fmt, temp, progress)
+            _export_store(db, fmt, temp, _progress(_tables_in(db), fmt, quiet), storage_version)
             os.replace(temp, out_path)
         else:
-            _export_files(db, fmt, temp, progress)
+            temp.mkdir()
+            if fmt == "datasette":
+                from dicebase.builder.datasette import write_metadata
+
+                _export_store(db, "sqlite", temp / "dicebase.sqlite", _progress(_tables_in(db), fmt, quiet), None)
+                write_metadata(temp / "metadata.json", rels, games)
+            else:
+                _export_files(db, fmt, temp, rels, _progress(rels, fmt, quiet))
             old = out_path.with_name(f"{out_path.name}.old-{os.getpid()}")
             if out_path.exists():
                 os.replace(out_path, old)
@@ -101,15 +173,16 @@ def export(db, fmt: str, out: str | os.PathLike, *, force: bool = False, quiet: 
             shutil.rmtree(temp, ignore_errors=True)
         else:
             temp.unlink(missing_ok=True)
-    return [t.name for t in tables]
+            temp.with_name(temp.name + ".wal").unlink(missing_ok=True)
+    return [r.name for r in rels]
 
 
-def _progress(tables: list, fmt: str, quiet: bool):
+def _progress(items: list, fmt: str, quiet: bool):
     if quiet:
-        return tables
+        return items
     import click
 
-    return click.progressbar(tables, label=f"exporting to {fmt}", file=sys.stderr, item_show_func=lambda t: t.name if t else "")
+    return click.progressbar(items, label=f"exporting to {fmt}", file=sys.stderr, item_show_func=lambda t: t.name if t else "")
 
 
 def _iterate(progress):
@@ -120,41 +193,127 @@ def _iterate(progress):
         yield from progress
 
 
-def _export_store(db, fmt: str, temp: Path, progress) -> None:
-    writer = Writer(temp, fmt)
+def _export_store(db, fmt: str, temp: Path, progress, storage_version: str | None) -> None:
+    """One database file of store ``fmt``: same tables, views, metadata; comments in DuckDB."""
+    if fmt == "duckdb" and db.store == "duckdb":
+        # DuckDB's own copy: tables, keys, views and comments, in the chosen storage format
+        writer = Writer(temp, fmt, storage_version=storage_version, copy_from=db.location.path)
+        list(_iterate(progress))
+    else:
+        writer = Writer(temp, fmt, storage_version=storage_version)
     try:
-        for t in _iterate(progress):
-            writer.create_table(t)
-            names = [c.name for c in t.columns]
-            for chunk in _chunks(db, t.name, names):
-                writer.append(t.name, chunk)
-        for game in db.games():
-            for view in game_views(game):
-                writer.create_view(view)
+        if not (fmt == "duckdb" and db.store == "duckdb"):
+            for t in _iterate(progress):
+                writer.create_table(t)
+                names = [c.name for c in t.columns]
+                for chunk in _chunks(db, t.name, names):
+                    writer.append(t.name, chunk)
+            for game in db.games():
+                for view in game_views(game):
+                    writer.create_view(view)
+        games = db.games()
+        writer.describe(_tables_in(db), [v for g in games for v in game_views(g)])
         writer.execute("UPDATE build_info SET value = ? WHERE key = 'store'", (fmt,))
+        writer.execute("DELETE FROM build_info WHERE key = 'duckdb_storage_version'")
+        if fmt == "duckdb":
+            writer.insert_rows("build_info", ["key", "value"], [("duckdb_storage_version", writer.storage_version)])
         writer.close()
     except BaseException:
         writer.abort()
         raise
 
 
-def _export_files(db, fmt: str, temp: Path, progress) -> None:
+def _duckdb_source(db, workdir: Path):
+    """An in-memory DuckDB connection with the database attached read-only as ``src``.
+
+    A SQLite database is first copied into a DuckDB file in ``workdir``
+    (DuckDB reads SQLite only through an extension it would download).
+    """
     import duckdb
 
-    from dicebase.schema import create_table_sql
+    path = db.location.path
+    if db.store == "sqlite":
+        path = workdir / "source.duckdb"
+        _export_store(db, "duckdb", path, _tables_in(db), None)
+    con = duckdb.connect()
+    con.execute(f"ATTACH {sql_literal(path)} AS src (READ_ONLY)")
+    return con, (path if db.store == "sqlite" else None)
 
-    temp.mkdir()
-    for t in _iterate(progress):
-        names = [c.name for c in t.columns]
-        scratch = duckdb.connect()
-        try:
-            scratch.execute(create_table_sql(t, key_constraint=False))
-            for chunk in _chunks(db, t.name, names):
-                scratch.register("_chunk", chunk)
-                scratch.execute(f"INSERT INTO {t.name} SELECT {', '.join(names)} FROM _chunk")
-                scratch.unregister("_chunk")
-            target = (temp / f"{t.name}.{fmt}").as_posix().replace("'", "''")
-            option = "FORMAT PARQUET" if fmt == "parquet" else "FORMAT CSV, HEADER"
-            scratch.execute(f"COPY {t.name} TO '{target}' ({option})")
-        finally:
-            scratch.close()
+
+def _select(rel: Relation) -> str:
+    """SELECT every column of ``rel`` cast to its declared type (views' computed columns included)."""
+    cols = ", ".join(f"CAST({name} AS {data_type}) AS {name}" for name, data_type, _t, _k, _r in rel.columns)
+    return f"SELECT {cols} FROM src.{rel.name}"
+
+
+def parquet_metadata(rel: Relation) -> dict[str, str]:
+    """The key-value metadata of a relation's Parquet file.
+
+    ``description`` is the table's; ``dicebase.columns`` a JSON list of
+    {name, type, description, key} (DuckDB's COPY writes file metadata, not
+    per-field metadata).
+    """
+    return {
+        "description": rel.description,
+        "dicebase.name": rel.name,
+        "dicebase.kind": rel.kind,
+        "dicebase.game": rel.game,
+        "dicebase.columns": json.dumps(
+            [{"name": n, "type": t, "description": d, "key": k} for n, t, d, k, _r in rel.columns]
+        ),
+    }
+
+
+def _export_files(db, fmt: str, temp: Path, rels: list[Relation], progress) -> None:
+    scratch = temp.with_name(temp.name + ".src")
+    scratch.mkdir()
+    con = None
+    try:
+        con, _ = _duckdb_source(db, scratch)
+        for rel in _iterate(progress):
+            target = sql_literal((temp / f"{rel.name}.{fmt}").as_posix())
+            if fmt == "parquet":
+                kv = ", ".join(f"{sql_literal(k)}: {sql_literal(v)}" for k, v in parquet_metadata(rel).items())
+                options = f"FORMAT parquet, KV_METADATA {{{kv}}}"
+            else:
+                options = "FORMAT csv, HEADER true"
+            con.execute(f"COPY ({_select(rel)}) TO {target} ({options})")
+    finally:
+        if con is not None:
+            con.close()
+        shutil.rmtree(scratch, ignore_errors=True)
+    if fmt == "csv":
+        (temp / CSV_METADATA).write_text(json.dumps(csvw(rels), indent=2) + "\n")
+
+
+def csvw(rels: list[Relation]) -> dict:
+    """CSV on the Web metadata: each file's columns with datatype, description, and the primary key."""
+    import dicebase
+
+    return {
+        "@context": "http://www.w3.org/ns/csvw",
+        "dc:title": "dicebase",
+        "dc:description": f"dicebase {dicebase.__version__}: solved push-your-luck dice games, one CSV per table and view",
+        "tables": [
+            {
+                "url": f"{rel.name}.csv",
+                "dc:title": rel.name,
+                "dc:description": rel.description,
+                "dc:type": rel.kind,
+                "tableSchema": {
+                    "columns": [
+                        {
+                            "name": name,
+                            "titles": name,
+                            "datatype": CSVW_TYPES[data_type],
+                            "required": required,
+                            "dc:description": text,
+                        }
+                        for name, data_type, text, _key, required in rel.columns
+                    ],
+                    **({"primaryKey": rel.key} if rel.key else {}),
+                },
+            }
+            for rel in rels
+        ],
+    }

@@ -209,6 +209,7 @@ def build(
     quiet: bool = False,
     options: dict[str, dict[str, Any]] | None = None,
     storage_version: str | None = None,
+    threads: int | None = None,
     house_rules: list | tuple = (),
     force_size: bool = False,
 ) -> BuildReport:
@@ -218,7 +219,9 @@ def build(
     and options are skipped unless ``force``.  Other games already in the file
     are kept.  A DuckDB file is written in ``storage_version``'s format
     (default DUCKDB_STORAGE_VERSION, readable by DuckDB 1.1 and later); an
-    existing file in another format is rewritten in this one.  Raises
+    existing file in another format is rewritten in this one.  The solvers
+    run on ``threads`` threads (default: every core); their answers do not
+    depend on it (docs/DESIGN.md).  Raises
     BuildError for bad requests; any solver error propagates after the
     temporary file is removed.
 
@@ -258,6 +261,8 @@ def build(
     elif storage_version is not None:
         raise BuildError("--storage-version applies to DuckDB files only, not to SQLite")
 
+    threads = _solver_threads(threads)
+
     if loc.path.is_dir():
         raise BuildError(f"{loc.path} is a directory; give a database file path, e.g. {loc.path / 'dicebase.duckdb'}")
     existing = _existing_games(loc, force)
@@ -280,6 +285,10 @@ def build(
     keep = [g for g in (existing or {}) if g not in todo and g in registry.GAMES]
     started = time.perf_counter()
     writer = None
+    import numba
+
+    threads_before = numba.get_num_threads()
+    numba.set_num_threads(threads)
     try:
         if loc.store == "duckdb":
             writer = Writer(temp, loc.store, storage_version=storage_version, copy_from=loc.path if keep else None)
@@ -295,7 +304,7 @@ def build(
         for game in todo:
             _build_game(writer, game, game_options[game], quiet)
         _write_catalogue(writer, sorted(set(keep) | set(todo), key=list(registry.GAMES).index))
-        _write_build_info(writer, loc, time.perf_counter() - started, storage_version)
+        _write_build_info(writer, loc, time.perf_counter() - started, storage_version, threads)
         writer.close()
         writer = None
         os.replace(temp, loc.path)
@@ -304,9 +313,25 @@ def build(
             writer.abort()
         for leftover in (temp, temp.with_name(temp.name + ".wal")):
             leftover.unlink(missing_ok=True)
+        numba.set_num_threads(threads_before)
     return BuildReport(
         loc, todo, [g for g in names if g not in todo], time.perf_counter() - started, storage_version
     )
+
+
+def _solver_threads(threads: int | None) -> int:
+    """The solver thread count: ``threads``, or every core numba may use (NUMBA_NUM_THREADS)."""
+    import numba
+
+    most = numba.config.NUMBA_NUM_THREADS
+    if threads is None:
+        return most
+    if isinstance(threads, bool) or not isinstance(threads, int) or not 1 <= threads <= most:
+        raise BuildError(
+            f"--threads must be a whole number from 1 to {most} (this machine's cores; "
+            f"set NUMBA_NUM_THREADS for more), got {threads!r}"
+        )
+    return threads
 
 
 def _storage_version(loc: Location) -> str | None:
@@ -390,7 +415,9 @@ def _write_catalogue(writer: Writer, games: list[str]) -> None:
     )
 
 
-def _write_build_info(writer: Writer, loc: Location, seconds: float, storage_version: str | None) -> None:
+def _write_build_info(
+    writer: Writer, loc: Location, seconds: float, storage_version: str | None, threads: int
+) -> None:
     import duckdb
     import sqlalchemy
 
@@ -407,6 +434,7 @@ def _write_build_info(writer: Writer, loc: Location, seconds: float, storage_ver
         "duckdb_version": duckdb.__version__,
         "sqlalchemy_version": sqlalchemy.__version__,
         "machine": f"{platform.machine()} {os.cpu_count()} cores",
+        "threads": str(threads),  # solver threads of the last build (answers do not depend on it)
     }
     if loc.store == "duckdb":
         facts["duckdb_storage_version"] = storage_version

@@ -79,11 +79,13 @@ def _parse_option(text: str) -> tuple[str, str, object]:
 @click.option("--storage-version", metavar="VERSION", default=None,
               help="DuckDB storage format to write (default v1.1.0: every DuckDB from 1.1 on opens the file; "
                    "'latest' for the newest).")
+@click.option("--threads", type=click.IntRange(min=1), default=None, metavar="N",
+              help="Solver threads (default: every core); the answers are the same for any N.")
 @click.option("--rules", "rules_files", multiple=True, metavar="FILE.toml",
               help="Also build the house rules in this file as a variant named in it, beside what the "
                    "database holds (print a file to edit with: dicebase rules GAME). Repeatable.")
 @click.option("--force-size", is_flag=True, help="Build rule sets whose estimated solve exceeds the size limits.")
-def build(games, db_path, force, quiet, option_texts, storage_version, rules_files, force_size):
+def build(games, db_path, force, quiet, option_texts, storage_version, threads, rules_files, force_size):
     """Solve the named games (default: all) and write their tables.
 
     The build writes a temporary file beside the target and renames it into
@@ -97,6 +99,7 @@ def build(games, db_path, force, quiet, option_texts, storage_version, rules_fil
         dicebase build threes --db sqlite:///db/dicebase.sqlite
         dicebase build ten-thousand -o ten-thousand.goal=2000 --db db/small.duckdb
         dicebase build --storage-version v1.2.0
+        dicebase build ten-thousand --threads 4
         dicebase build ten-thousand --rules our-table.toml
     """
     from dicebase.builder.pipeline import BuildError, build as run_build
@@ -113,7 +116,7 @@ def build(games, db_path, force, quiet, option_texts, storage_version, rules_fil
         loc = resolve(db_path)
         report = run_build(
             list(games) or None, loc, force=force, quiet=quiet, options=options, storage_version=storage_version,
-            house_rules=house, force_size=force_size,
+            threads=threads, house_rules=house, force_size=force_size,
         )
     except (BuildError, ValueError) as exc:
         raise BadInput(str(exc)) from None
@@ -218,32 +221,95 @@ def schema(table, db_path, fmt, as_json):
 
 
 @cli.command()
-@click.option("--format", "fmt", type=click.Choice(["sqlite", "duckdb", "parquet", "csv"]), required=True,
-              help="sqlite/duckdb: one database file; parquet/csv: a directory with one file per table.")
-@click.option("--out", "out", required=True, metavar="PATH", help="Output file (sqlite/duckdb) or directory (parquet/csv).")
+@click.option("--format", "fmt", type=click.Choice(["sqlite", "duckdb", "parquet", "csv", "datasette"]), required=True,
+              help="sqlite/duckdb: one database file; parquet/csv: a directory with one file per table and view; "
+                   "datasette: a directory with dicebase.sqlite and metadata.json.")
+@click.option("--out", "out", required=True, metavar="PATH",
+              help="Output file (sqlite/duckdb) or directory (parquet/csv/datasette).")
 @click.option("--force", is_flag=True, help="Replace an existing output (a file, or a directory of an earlier export).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress display.")
+@click.option("--storage-version", metavar="VERSION", default=None,
+              help="--format duckdb: DuckDB storage format (default v1.1.0, readable by DuckDB 1.1 and later; 'latest').")
 @db_option
-def export(fmt, out, force, quiet, db_path):
-    """Copy every table to another store or to Parquet/CSV files.
+def export(fmt, out, force, quiet, storage_version, db_path):
+    """Copy every table and view to another store, to Parquet/CSV files or to a Datasette site.
+
+    Views stay views in sqlite/duckdb and become files in parquet/csv. Parquet
+    files carry the descriptions in their key-value metadata; CSV comes with
+    csv-metadata.json (CSVW): every column's type and description. datasette
+    writes DIR/dicebase.sqlite and DIR/metadata.json (descriptions and canned
+    lookups); serve it with: datasette serve DIR/dicebase.sqlite -m DIR/metadata.json
 
     Example:
 
     \b
         dicebase export --format sqlite --out db/dicebase.sqlite
         dicebase export --format parquet --out db/parquet
+        dicebase export --format duckdb --out db/latest.duckdb --storage-version latest
+        dicebase export --format datasette --out db/datasette
     """
     from dicebase.builder.export import export as run_export
 
     with open_db(db_path) as db:
-        written = run_export(db, fmt, out, force=force, quiet=quiet)
-    click.echo(f"exported {len(written)} tables to {out}")
+        written = run_export(db, fmt, out, force=force, quiet=quiet, storage_version=storage_version)
+    click.echo(f"exported {len(written)} tables and views to {out}")
+
+
+@cli.command()
+@db_option
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="Address to listen on; 0.0.0.0 shares the advisor with every device on your network.")
+@click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535),
+              help="TCP port (0: any free port, printed at start).")
+def serve(db_path, host, port):
+    """Serve the web advisor and the HTTP JSON API from the database (read-only).
+
+    Every lookup `dicebase GAME COMMAND ... --json` is also
+    GET /api/v1/GAME/COMMAND with the same options as query parameters and
+    the same JSON answer; the pages at / are phone-sized advisors for each
+    game. Stop it with Ctrl-C.
+
+    Example:
+
+    \b
+        dicebase serve
+        dicebase serve --db sqlite:///db/dicebase.sqlite --port 8080
+        curl 'http://127.0.0.1:8000/api/v1/threes/best?dice=4,3,1,1,2&to_beat=7&players_after=4'
+    """
+    try:
+        from dicebase.web.server import run
+    except ImportError as exc:
+        missing = (exc.name or "a module").split(".")[0]
+        raise click.ClickException(f"dicebase serve needs the web extras ({missing} is missing): "
+                                   "pip install 'dicebase[serve]'") from None
+    run(open_db(db_path), host, port)
+
+
+def error_line(exc: BaseException) -> tuple[str, int] | None:
+    """The one line and exit code the CLI gives for an exception a user can cause; None for a bug.
+
+    Shared by ``main`` and the web API, so both report a mistake in the same words.
+    """
+    from dicebase.query.base import DicebaseError
+
+    if isinstance(exc, KeyboardInterrupt):
+        return "interrupted; nothing was changed", 130
+    if isinstance(exc, click.exceptions.UsageError):
+        where = exc.ctx.command_path if exc.ctx else "dicebase"
+        return f"{exc.format_message()} (see '{where} --help')", 2
+    if isinstance(exc, click.exceptions.Abort):
+        return "aborted", 1
+    if isinstance(exc, click.ClickException):
+        return exc.format_message(), exc.exit_code
+    if isinstance(exc, DicebaseError):
+        return str(exc), 2
+    if type(exc).__name__ == "InterruptException" or str(exc) == "Query interrupted":  # DuckDB's Ctrl-C
+        return "interrupted; nothing was changed", 130
+    return None
 
 
 def main(argv: list[str] | None = None) -> None:
     """Console entry point: one-line errors, exit code 2 for anything the user can fix."""
-    from dicebase.query.base import DicebaseError
-
     args = sys.argv[1:] if argv is None else list(argv)
     try:
         # make_context/invoke rather than cli.main: click's main turns Ctrl-C
@@ -257,24 +323,14 @@ def main(argv: list[str] | None = None) -> None:
     except click.exceptions.NoArgsIsHelpError as exc:  # `dicebase` or `dicebase threes` alone
         click.echo(exc.ctx.get_help())
         sys.exit(0)
-    except KeyboardInterrupt:
-        _fail("interrupted; nothing was changed", 130)
-    except click.exceptions.UsageError as exc:
-        where = exc.ctx.command_path if exc.ctx else "dicebase"
-        _fail(f"{exc.format_message()} (see '{where} --help')", 2)
-    except click.exceptions.Abort:
-        _fail("aborted", 1)
-    except click.ClickException as exc:
-        _fail(exc.format_message(), exc.exit_code)
-    except DicebaseError as exc:
-        _fail(str(exc), 2)
-    except Exception as exc:
-        if type(exc).__name__ == "InterruptException" or str(exc) == "Query interrupted":  # DuckDB's Ctrl-C
-            _fail("interrupted; nothing was changed", 130)
-        raise
     except BrokenPipeError:
         sys.stderr.close()
         sys.exit(0)
+    except (KeyboardInterrupt, Exception) as exc:
+        line = error_line(exc)
+        if line is None:
+            raise
+        _fail(*line)
     sys.exit(code)
 
 

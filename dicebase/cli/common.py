@@ -6,6 +6,8 @@ import csv
 import io
 import json
 import math
+from contextlib import contextmanager, nullcontext
+from contextvars import ContextVar
 from typing import Any, Callable
 
 import click
@@ -13,6 +15,29 @@ import click
 from dicebase.query.base import BadInput, DicebaseError  # noqa: F401  (re-exported for game CLIs)
 
 FORMATS = ("table", "csv", "json")
+
+# Set by ``serving`` (the web server runs a command in-process): the open
+# database every command uses instead of opening --db, and the list that
+# receives the JSON document instead of stdout.  Context variables, so each
+# request's thread has its own.
+_served_db: ContextVar = ContextVar("dicebase_served_db", default=None)
+_served_documents: ContextVar = ContextVar("dicebase_served_documents", default=None)
+
+
+@contextmanager
+def serving(db):
+    """Run CLI commands against the open database ``db`` and collect their JSON documents.
+
+    Yields the list the documents are appended to (plain JSON values, as
+    ``--json`` would print them).  ``db`` stays open: its owner closes it.
+    """
+    documents: list = []
+    db_token, doc_token = _served_db.set(db), _served_documents.set(documents)
+    try:
+        yield documents
+    finally:
+        _served_db.reset(db_token)
+        _served_documents.reset(doc_token)
 
 
 def db_option(func: Callable) -> Callable:
@@ -48,7 +73,13 @@ def resolve_format(fmt: str, as_json: bool) -> str:
 
 
 def open_db(db_path: str | None):
-    """Open the database read-only; DicebaseError (exit 2) when missing or not ours."""
+    """Open the database read-only; DicebaseError (exit 2) when missing or not ours.
+
+    Under ``serving`` the server's open database, left open on exit.
+    """
+    served = _served_db.get()
+    if served is not None:
+        return nullcontext(served)
     from dicebase.query import open as open_database
 
     try:
@@ -63,7 +94,11 @@ def emit(data: Any, fmt: str, *, title: str | None = None, columns: list[str] | 
     ``columns`` names the columns of an empty list, so CSV still gets its header.
     """
     if fmt == "json":
-        click.echo(json.dumps(_jsonable(data), indent=2, allow_nan=False))
+        documents = _served_documents.get()
+        if documents is not None:
+            documents.append(_jsonable(data))
+            return
+        click.echo(json_text(_jsonable(data)))
         return
     if fmt == "csv":
         rows = data if isinstance(data, list) else _rows_of(data)
@@ -80,6 +115,11 @@ def emit(data: Any, fmt: str, *, title: str | None = None, columns: list[str] | 
             click.echo(_indent(render_table(value)))
         else:
             click.echo(f"{key}: {_cell(value)}")
+
+
+def json_text(document: Any) -> str:
+    """The text ``--json`` prints for a document of plain JSON values (the API sends the same)."""
+    return json.dumps(document, indent=2, allow_nan=False)
 
 
 def _rows_of(data: dict) -> list[dict]:

@@ -17,6 +17,8 @@ from dicebase.query.base import BadInput, DatabaseMissing, NotInDatabase, ReadOn
 _SQLITE_READ_KEYWORDS = {"SELECT", "WITH", "VALUES", "EXPLAIN", "PRAGMA", "FROM", "DESCRIBE", "SHOW", "SUMMARIZE"}
 _SQLITE_READ_PRAGMAS = {"table_info", "table_xinfo", "table_list", "index_list", "index_info"}
 _DUCKDB_READ_TYPES = {"SELECT", "EXPLAIN"}  # DuckDB parses DESCRIBE/SHOW/SUMMARIZE/FROM-first as SELECT
+# Attributes a thread's twin of a Database must not share: the game query objects cache per connection.
+_PER_CONNECTION = ("threes", "rolled_ones", "ten_thousand")
 
 
 def _sqlite_authorizer(action, arg1, arg2, dbname, source):
@@ -115,6 +117,19 @@ class Database:
                 (name,),
             )
         return bool(row and row[0])
+
+    def for_thread(self) -> "Database":
+        """The same database for use by another thread (the web server has one per worker thread).
+
+        DuckDB: a cursor of this connection (one database instance, its settings
+        and limits); SQLite: a new read-only connection.  Close it before this one.
+        """
+        if self.store == "sqlite":
+            return Database(self.location)
+        twin = object.__new__(Database)
+        twin.__dict__.update({k: v for k, v in self.__dict__.items() if k not in ("_con", *_PER_CONNECTION)})
+        twin._con = self._con.cursor()
+        return twin
 
     def close(self) -> None:
         con, self._con = getattr(self, "_con", None), None

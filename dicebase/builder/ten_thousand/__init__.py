@@ -62,6 +62,7 @@ def build(ctx, options: dict) -> None:
                 "stored_states": "roll-optimal pre-roll states only; bank states follow from turn-start values",
                 "kernel": "numba (see docs/ten_thousand.md for the numpy measurement)",
                 "seconds": round(duel.stats["seconds"], 3),
+                "threads": duel.stats["threads"],
                 "seed004_vs_optimal_seconds": round(duel.stats["heuristic_seconds"], 3),
             }
         ctx.variant(name, rules=rs.as_dict(), solver=solver)
