@@ -20,20 +20,21 @@ GAME_GROUPS = {
     "threes": "dicebase.cli.threes",
     "rolled-ones": "dicebase.cli.rolled_ones",
     "ten-thousand": "dicebase.cli.ten_thousand",
-    "rules": "dicebase.cli.rules",  # not a game: the house-rules files command (its module's ``group``)
 }
+#: Other commands that load lazily: name -> module whose ``group`` is the command.
+LAZY_COMMANDS = {**GAME_GROUPS, "rules": "dicebase.cli.rules"}
 
 
 class LazyGroup(click.Group):
     """A group whose game subcommands are imported on first use."""
 
     def list_commands(self, ctx):
-        present = {name for name, module in GAME_GROUPS.items() if importlib.util.find_spec(module)}
+        present = {name for name, module in LAZY_COMMANDS.items() if importlib.util.find_spec(module)}
         return sorted(set(super().list_commands(ctx)) | present)
 
     def get_command(self, ctx, name):
-        if name in GAME_GROUPS and importlib.util.find_spec(GAME_GROUPS[name]):
-            return importlib.import_module(GAME_GROUPS[name]).group
+        if name in LAZY_COMMANDS and importlib.util.find_spec(LAZY_COMMANDS[name]):
+            return importlib.import_module(LAZY_COMMANDS[name]).group
         return super().get_command(ctx, name)
 
 
