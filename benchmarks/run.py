@@ -3,6 +3,13 @@
     python benchmarks/run.py                 # every game, both stores
     python benchmarks/run.py --games threes  # one game
     python benchmarks/run.py --no-sqlite-for ten_thousand
+    python benchmarks/run.py --threads 1        # build on one thread (default: every core)
+
+Before and after (issue 12): measure an older checkout with this script, then this one:
+
+    git worktree add /tmp/before <commit>
+    python benchmarks/run.py --code /tmp/before --json-out /tmp/before.json --out /tmp/before.md
+    python benchmarks/run.py --before /tmp/before.json
 
 Figures come from real builds into a scratch directory; nothing here is a test.
 """
@@ -10,6 +17,7 @@ Figures come from real builds into a scratch directory; nothing here is a test.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import platform
 import statistics
@@ -21,7 +29,10 @@ from datetime import date
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+CODE = ROOT  # the checkout whose dicebase is measured (--code)
+if "--code" in sys.argv[1:-1]:
+    CODE = Path(sys.argv[sys.argv.index("--code") + 1]).resolve()
+sys.path.insert(0, str(CODE))
 
 
 def machine() -> str:
@@ -55,6 +66,19 @@ def _shown_args(argv: list[str]) -> list[str]:
     return shown
 
 
+def _threads(threads: int | None) -> int:
+    import numba
+
+    return threads or numba.config.NUMBA_NUM_THREADS
+
+
+def _before(before: dict, key: str, fmt: str) -> str:
+    """A ' before |' cell (empty without --before; '-' where the older run lacks the figure)."""
+    if not before:
+        return ""
+    return f" {fmt.format(before[key])} |" if key in before else " - |"
+
+
 def percentiles(samples: list[float]) -> tuple[float, float]:
     ordered = sorted(samples)
     p50 = statistics.median(ordered)
@@ -74,11 +98,12 @@ def time_lookup(fn, db, repeat: int) -> tuple[float, float]:
 
 def time_cli(args: list[str], db_path: Path, repeat: int) -> tuple[float, float]:
     exe = Path(sys.executable).with_name("dicebase")
-    command = [str(exe)] if exe.exists() else [sys.executable, "-m", "dicebase"]
+    command = [str(exe)] if exe.exists() and CODE == ROOT else [sys.executable, "-m", "dicebase"]
+    env = {**os.environ, "PYTHONPATH": str(CODE)} if CODE != ROOT else None
     samples = []
     for _ in range(repeat):
         started = time.perf_counter()
-        subprocess.run([*command, *args, "--db", str(db_path)], check=True, capture_output=True)
+        subprocess.run([*command, *args, "--db", str(db_path)], check=True, capture_output=True, env=env)
         samples.append(time.perf_counter() - started)
     return percentiles(samples)
 
@@ -92,6 +117,11 @@ TARGETS = [
     (3, "Great Rolled Ones optimal solve + four policy evaluations", "steps rolled_ones", 5.0, "s"),
     (4, "whole default 10,000 build, DuckDB", "build ten_thousand duckdb", 600.0, "s"),
     (4, "10,000 database file, DuckDB", "size ten_thousand duckdb", 1000.0, "MB"),
+    (12, "whole default build (every game), DuckDB", "build all duckdb", 120.0, "s"),
+    (12, "every lookup p50 in-process, DuckDB (slowest)", "lookup-all duckdb", 1.0, "ms"),
+    (12, "every lookup p50 in-process, SQLite (slowest)", "lookup-all sqlite", 0.1, "ms"),
+    (12, "every CLI lookup end to end p50, DuckDB (slowest)", "cli-all duckdb", 0.25, "s"),
+    (12, "every CLI lookup end to end p50, SQLite (slowest)", "cli-all sqlite", 0.12, "s"),
 ]
 
 
@@ -115,7 +145,16 @@ def main() -> None:
     parser.add_argument("--cli-repeat", type=int, default=15)
     parser.add_argument("--out", default=str(ROOT / "BENCHMARKS.md"))
     parser.add_argument("--note", default="", help="conditions of this run, printed under the header")
+    parser.add_argument("--threads", type=int, default=None, help="build threads (default: every core)")
+    parser.add_argument("--thread-counts", default=None, metavar="T,T,...",
+                        help="thread counts for the two-player solve table (default 1,2,4,8,16 up to the cores)")
+    parser.add_argument("--code", default=None, metavar="PATH", help="measure the dicebase of another checkout")
+    parser.add_argument("--json-out", default=None, metavar="PATH", help="also write every figure as JSON")
+    parser.add_argument("--before", default=None, metavar="PATH",
+                        help="JSON written by --json-out from an older checkout: adds a before column")
     args = parser.parse_args()
+    before = json.loads(Path(args.before).read_text()) if args.before else {}
+    figures: dict[str, float] = {}  # every figure, for --json-out and --before
 
     games = [registry.canonical(g) for g in args.games]
     scratch = Path(tempfile.mkdtemp(prefix="dicebase-bench-"))
@@ -123,14 +162,16 @@ def main() -> None:
         "# Benchmarks",
         "",
         f"Measured {date.today().isoformat()} on {machine()}, dicebase {dicebase.__version__}, "
-        f"by `python benchmarks/run.py {' '.join(_shown_args(sys.argv[1:]))}`.",
+        f"by `python benchmarks/run.py {' '.join(_shown_args(sys.argv[1:]))}`"
+        f"{'' if args.code else ', build threads: ' + str(_threads(args.threads))}.",
         "",
         "## Build",
         "",
-        "| game | store | build s | file MB | rows |",
-        "|---|---|---:|---:|---:|",
+        "| game | store | build s | file MB | rows |" + (" before s | before MB |" if before else ""),
+        "|---|---|---:|---:|---:|" + ("---:|---:|" if before else ""),
     ]
-    steps_lines = ["", "### Build steps (DuckDB)", "", "| game | step | s |", "|---|---|---:|"]
+    steps_lines = ["", "### Build steps (DuckDB)", "", "| game | step | s |" + (" before s |" if before else ""),
+                   "|---|---|---:|" + ("---:|" if before else "")]
     table_lines = ["", "### Tables (DuckDB)", "", "| game | table | rows | write s |", "|---|---|---:|---:|"]
     lookup_lines = [
         "",
@@ -139,8 +180,8 @@ def main() -> None:
         f"In-process: {args.repeat} calls after one warm-up call, on an open read-only connection. "
         f"CLI: {args.cli_repeat} runs of the installed `dicebase` command, process start to exit.",
         "",
-        "| game | lookup | store | p50 ms | p99 ms |",
-        "|---|---|---|---:|---:|",
+        "| game | lookup | store | p50 ms | p99 ms |" + (" before p50 ms |" if before else ""),
+        "|---|---|---|---:|---:|" + ("---:|" if before else ""),
     ]
     if args.note:
         lines[4:4] = [args.note, ""]
@@ -152,13 +193,19 @@ def main() -> None:
                 continue
             path = scratch / f"{game}.{store}"
             started = time.perf_counter()
-            pipeline.build([game], f"{store}:///{path}", quiet=True)
+            pipeline.build([game], f"{store}:///{path}", quiet=True,
+                           **({"threads": args.threads} if args.threads else {}))
             seconds = time.perf_counter() - started
             paths[(game, store)] = path
             with dicebase.open(f"{store}:///{path}") as db:
                 info = db.info()
             rows = sum(t["rows"] for t in info["tables"] if t["game"] == game)
-            lines.append(f"| {game} | {store} | {seconds:.2f} | {path.stat().st_size / 1e6:.1f} | {rows:,} |")
+            lines.append(f"| {game} | {store} | {seconds:.2f} | {path.stat().st_size / 1e6:.1f} | {rows:,} |"
+                         + _before(before, f"build {game} {store}", "{:.2f}") + _before(before, f"size {game} {store}", "{:.1f}"))
+            figures[f"build {game} {store}"] = seconds
+            if set(games) == set(registry.GAMES):
+                measured[f"build all {store}"] = measured.get(f"build all {store}", 0.0) + seconds
+            figures[f"size {game} {store}"] = path.stat().st_size / 1e6
             measured[f"build {game} {store}"] = seconds
             measured[f"size {game} {store}"] = path.stat().st_size / 1e6
             if store == "duckdb":
@@ -167,7 +214,11 @@ def main() -> None:
                 )
             print(lines[-1], flush=True)
             if store == "duckdb":
-                steps_lines += [f"| {game} | {s['step']} | {s['seconds']:.2f} |" for s in info["steps"] if s["game"] == game]
+                for s in info["steps"]:
+                    if s["game"] == game:
+                        figures[f"step {game} {s['step']}"] = s["seconds"]
+                        steps_lines.append(f"| {game} | {s['step']} | {s['seconds']:.2f} |"
+                                           + _before(before, f"step {game} {s['step']}", "{:.2f}"))
                 table_lines += [
                     f"| {game} | {t['table']} | {t['rows']:,} | {t['write_seconds']:.2f} |"
                     for t in info["tables"]
@@ -181,22 +232,40 @@ def main() -> None:
                     continue
                 with dicebase.open(f"{store}:///{paths[(game, store)]}") as db:
                     p50, p99 = time_lookup(fn, db, args.repeat)
-                lookup_lines.append(f"| {game} | `{label}` | {store} in-process | {p50 * 1e3:.3f} | {p99 * 1e3:.3f} |")
+                key = f"lookup {game} {label} {store}"
+                figures[key] = p50 * 1e3
+                measured[f"lookup-all {store}"] = max(measured.get(f"lookup-all {store}", 0.0), p50 * 1e3)
+                lookup_lines.append(f"| {game} | `{label}` | {store} in-process | {p50 * 1e3:.3f} | {p99 * 1e3:.3f} |"
+                                    + _before(before, key, "{:.3f}"))
                 if " best" in f" {label}":  # the probe: one state, every action ranked
                     key = f"lookup {game} {store}"
                     measured[key] = max(measured.get(key, 0.0), p50 * 1e3)
                 print(lookup_lines[-1], flush=True)
         for cli_args in getattr(module, "BENCH_CLI", []):
-            p50, p99 = time_cli(cli_args, paths[(game, "duckdb")], args.cli_repeat)
-            lookup_lines.append(f"| {game} | `dicebase {' '.join(cli_args)}` | duckdb CLI end to end | {p50 * 1e3:.1f} | {p99 * 1e3:.1f} |")
-            if cli_args[:2] == [game.replace("_", "-"), "best"]:
-                measured[f"cli {game}"] = max(measured.get(f"cli {game}", 0.0), p50)
-            print(lookup_lines[-1], flush=True)
+            for store in ("duckdb", "sqlite"):
+                if (game, store) not in paths:
+                    continue
+                p50, p99 = time_cli(cli_args, paths[(game, store)], args.cli_repeat)
+                key = f"cli {game} {' '.join(cli_args)} {store}"
+                figures[key] = p50 * 1e3
+                measured[f"cli-all {store}"] = max(measured.get(f"cli-all {store}", 0.0), p50)
+                lookup_lines.append(f"| {game} | `dicebase {' '.join(cli_args)}` | {store} CLI end to end | "
+                                    f"{p50 * 1e3:.1f} | {p99 * 1e3:.1f} |" + _before(before, key, "{:.1f}"))
+                if cli_args[:2] == [game.replace("_", "-"), "best"] and store == "duckdb":
+                    measured[f"cli {game}"] = max(measured.get(f"cli {game}", 0.0), p50)
+                print(lookup_lines[-1], flush=True)
     extra = []
     scaling = ROOT / "benchmarks" / "ten_thousand_scaling.py"
-    if "ten_thousand" in games and scaling.exists():
+    if "ten_thousand" in games and scaling.exists() and not args.code:
         result = subprocess.run([sys.executable, str(scaling)], check=True, capture_output=True, text=True)
         extra = ["", "## 10,000: two-player solve by goal", "", result.stdout.strip()]
+    threads_script = ROOT / "benchmarks" / "threads.py"
+    if "ten_thousand" in games and not args.code:
+        counts = ["--threads", args.thread_counts] if args.thread_counts else []
+        result = subprocess.run([sys.executable, str(threads_script), *counts], check=True, capture_output=True, text=True)
+        extra += ["", "## 10,000: two-player solve by thread count", "", result.stdout.strip()]
+    if args.json_out:
+        Path(args.json_out).write_text(json.dumps(figures, indent=1, sort_keys=True) + "\n")
     out = Path(args.out)
     # the "## Web server" section is written by benchmarks/serve.py: keep it
     previous = out.read_text() if out.exists() else ""

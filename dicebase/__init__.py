@@ -13,20 +13,30 @@ __version__ = "0.1.0"
 
 #: Bumped whenever a table, column or view changes meaning or shape; a database
 #: built with another schema version is refused at open with a rebuild hint.
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
-__all__ = ["__version__", "open", "BadInput", "NotInDatabase", "DatabaseMissing"]
+_ERRORS = (
+    "DicebaseError", "BadInput", "NotInDatabase", "DatabaseMissing", "DatabaseLocked", "PermissionDenied",
+    "NotADicebaseDatabase", "DatabaseDamaged", "SchemaVersionMismatch", "DatabaseClosed", "QueryTimeout",
+    "QueryInterrupted", "QueryTooLarge", "QueryFailed", "ReadOnlyViolation", "WriteFailed",
+)
+
+__all__ = ["__version__", "open", *_ERRORS]
 
 
-def open(target=None):  # noqa: A001 - mirrors the builtin on purpose: dicebase.open(path)
-    """Open a database read-only; ``target`` is a path, a duckdb:/// or sqlite:/// URL, or None."""
+def open(target=None, **limits):  # noqa: A001 - mirrors the builtin on purpose: dicebase.open(path)
+    """Open a database read-only; ``target`` is a path, a duckdb:/// or sqlite:/// URL, or None.
+
+    ``timeout`` (seconds, default 60, None for none) and ``memory_limit`` (DuckDB, default
+    "2GB") bound every query; see ``dicebase.query.database.Database``.
+    """
     from dicebase.query import open as _open
 
-    return _open(target)
+    return _open(target, **limits)
 
 
 def __getattr__(name):
-    if name in ("BadInput", "NotInDatabase", "DatabaseMissing"):
+    if name in _ERRORS:
         from dicebase.query import base
 
         return getattr(base, name)

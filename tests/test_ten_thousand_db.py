@@ -424,3 +424,66 @@ def test_best_accepts_or_rejects_cleanly(sl, faces, turn_total, triple, scores):
         assert ans.last_turn == (opponent >= GOAL)
     else:
         assert all(v >= turn_total for v in values)  # banking right after is always possible
+
+
+def _documented_best(db, rules, goal, faces, k, t, i, j):
+    """Keep values from the documented SQL (what the fast path in Queries must reproduce)."""
+    roll = "".join(str(f) for f in sorted(faces))
+    n = len(faces)
+    if i is None:
+        sql, values = Q.SOLITAIRE_LOOKAHEAD_SQL, dict(k=k, rules=rules, dice=n, triple=t, roll=roll)
+    elif j >= goal:
+        sql, values = Q.LAST_TURN_SQL, dict(need=j - i - k + 50, rules=rules, dice=n, triple=t, roll=roll)
+    else:
+        sql, values = Q.DUEL_LOOKAHEAD_SQL, dict(k=k, i=i, j=j, goal=goal, rules=rules, dice=n, triple=t, roll=roll,
+                                                 unit=50, start=6)
+    return sorted((keep, float(v), then) for keep, _p, _u, _da, _ta, _hd, _dom, v, then
+                  in db.fetchall(*Q.positional(sql, values)))
+
+
+@pytest.mark.parametrize("store", ["dd", "sl"])
+def test_lookups_equal_the_documented_sql(store, request):
+    """best and state read a few key ranges and do the lookahead in Python (DuckDB runs the
+    documented joins in 10-30 ms, issue 12); every value must equal the documented SQL's."""
+    db = request.getfixturevalue(store)
+    q = db.ten_thousand
+    goal = q.goal("ten-thousand")
+    rolls = [[1, 5, 5], [1, 1, 5, 2, 3, 4], [2, 3], [5], [1, 5, 2, 3, 6], [2, 2, 2, 4, 6, 6], [3, 4, 6]]
+    cases = [(faces, k, i, j) for faces in rolls for k in (50, 300, 600) for i, j in
+             [(0, 0), (500, 900), (900, 950), (950, 600), (300, 1000), (600, 1450), (None, None)]]
+    cases += [([1, 2, 3, 4, 5, 6], 0, i, j) for i, j in [(0, 0), (900, 950), (None, None), (400, 1200)]]
+    checked = 0
+    for faces, k, i, j in cases:
+        try:
+            got = q.best(faces, turn_total=k, score=i, opponent=j)
+        except BadInput:  # a turn total the dice left cannot have
+            continue
+        want = _documented_best(db, "ten-thousand", goal, faces, k, 0, i, j)
+        assert sorted(("".join(map(str, a.keep)), a.value, a.then) for a in got.actions) == want
+        checked += bool(want)
+    assert checked > 60
+    for i, j, k, n in [(950, 0, 600, 2), (300, 400, 500, 2), (700, 950, 400, 4), (900, 950, 1500, 3),
+                       (600, 300, 250, 1), (0, 900, 1000, 6)]:
+        st = q.state(i, j, k, n)
+        bank, = db.fetchone(*Q.positional(Q.BANK_VALUE_SQL, dict(i=i, j=j, k=k, goal=goal, rules="ten-thousand",
+                                                                unit=50, start=6)))
+        assert st.bank_value == float(bank)
+        if st.action == "bank":  # not stored: the roll value comes from the lookahead
+            farkle = 1 - q.state(j, i, 0, 6).p_win
+            roll, = db.fetchone(*Q.positional(Q.ROLL_VALUE_SQL, dict(
+                i=i, j=j, k=k, goal=goal, rules="ten-thousand", dice=n, triple=0, farkle=farkle, unit=50, start=6)))
+            assert st.roll_value == pytest.approx(float(roll), abs=1e-15)
+
+
+@pytest.mark.parametrize("rules", ["ten-thousand", "farkle"])
+def test_keeps_of_a_roll_from_the_rules_equal_the_table(dd, rules):
+    """best reads one roll's keeps from the rules, not from ten_thousand_keeps: they must agree
+    row for row, for every roll of every class."""
+    q = dd.ten_thousand
+    stored: dict = {}
+    for row in dd.fetchall("SELECT dice, triple, roll, keep, points, dice_used, dice_after, triple_after, hot_dice, "
+                           "dominated FROM ten_thousand_keeps WHERE rules = ? ORDER BY roll, keep", (rules,)):
+        stored.setdefault(row[:3], []).append(tuple(row[2:]))
+    assert len(stored) > 800  # every scoring roll (no standing triple in farkle)
+    for (n, t, roll), rows in stored.items():
+        assert [tuple(r) for r in q._keeps(rules, n, t, roll)] == rows

@@ -50,9 +50,13 @@ def test_one_and_two_threads_give_identical_arrays(tmp_path, rows):
         # exact equality, bit for bit (NaN only where neither is defined)
         assert np.array_equal(a, b, equal_nan=a.dtype.kind == "f"), name
     assert not np.isnan(one["W"]).any() and not np.isnan(one["heur_h"]).any()
-    # rows come out ordered by (score, opponent), then turn total and class
-    key = (one["i"].astype(np.int64) * 16 + one["j"]) * 4096 + one["k"]
-    assert (np.diff(key) >= 0).all()
+    # rows come out in the database's key order (score, opponent, turn total, dice, triple)
+    from dicebase.rules.ten_thousand import TEN_THOUSAND, turn_states
+
+    states = turn_states(TEN_THOUSAND)
+    rank = np.argsort(sorted(range(len(states)), key=lambda s: states[s]))
+    key = ((one["i"].astype(np.int64) * 16 + one["j"]) * 4096 + one["k"]) * 32 + rank[one["s"]]
+    assert (np.diff(key) > 0).all()
 
 
 def _dicebase(*args) -> subprocess.CompletedProcess:

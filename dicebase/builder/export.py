@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import sqlite3
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,7 +27,7 @@ from typing import Iterator
 import numpy as np
 
 from dicebase.builder.store import Writer, check_storage_version, sql_literal
-from dicebase.query.base import BadInput
+from dicebase.query.base import BadInput, clip
 from dicebase.schema import CORE, catalogue, game_tables, game_views
 
 CHUNK_ROWS = 1_000_000
@@ -132,11 +133,16 @@ def export(
 
     Output appears only when complete: a file is renamed into place, a
     directory swapped in, so an interrupted export leaves the old output.
+    The export holds ``<out>.lock`` as a build does, and removes what an
+    interrupted export or build of the same output left behind.
     ``storage_version`` is the DuckDB storage format of a ``duckdb`` export
-    (default: the build's, readable by DuckDB 1.1 and later).
+    (default: the build's, readable by DuckDB 1.1 and later).  Raises
+    BadInput for a bad request and WriteFailed when the output cannot be written.
     """
+    from dicebase.builder.pipeline import _write_error, remove_leftovers, target_lock
+
     if fmt not in FORMATS:
-        raise BadInput(f"unknown export format {fmt!r}; use {', '.join(FORMATS)}")
+        raise BadInput(f"unknown export format {clip(fmt)}; use {', '.join(FORMATS)}")
     if storage_version is not None:
         if fmt != "duckdb":
             raise BadInput("--storage-version applies to --format duckdb only")
@@ -144,37 +150,61 @@ def export(
             check_storage_version(storage_version)
         except ValueError as exc:
             raise BadInput(str(exc)) from None
+    if not isinstance(out, (str, os.PathLike)) or not os.fspath(out) or "\x00" in os.fspath(out):
+        raise BadInput(f"--out must be a file or directory path, got {clip(out)}")
     out_path = Path(out)
-    _check_target(db, fmt, out_path, force)
+    try:
+        _check_target(db, fmt, out_path, force)
+        out_path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise _write_error(exc, out_path) from None
     games = db.games()
     rels = relations(games)
-    out_path.parent.mkdir(parents=True, exist_ok=True)
+    with target_lock(out_path, quiet=quiet):
+        remove_leftovers(out_path)
+        _export_locked(db, fmt, out_path, games, rels, quiet, storage_version)
+    return [r.name for r in rels]
+
+
+def _export_locked(db, fmt: str, out_path: Path, games: list[str], rels: list, quiet: bool,
+                   storage_version: str | None) -> None:
+    from dicebase.builder.pipeline import _is_engine_io_error, _write_error
+
     temp = out_path.with_name(f"{out_path.name}.tmp-{os.getpid()}")
     try:
-        if fmt in ("sqlite", "duckdb"):
-            _export_store(db, fmt, temp, _progress(_tables_in(db), fmt, quiet), storage_version)
-            os.replace(temp, out_path)
-        else:
-            temp.mkdir()
-            if fmt == "datasette":
-                from dicebase.builder.datasette import write_metadata
-
-                _export_store(db, "sqlite", temp / "dicebase.sqlite", _progress(_tables_in(db), fmt, quiet), None)
-                write_metadata(temp / "metadata.json", rels, games)
+        try:
+            if fmt in ("sqlite", "duckdb"):
+                _export_store(db, fmt, temp, _progress(_tables_in(db), fmt, quiet), storage_version)
+                os.replace(temp, out_path)
             else:
-                _export_files(db, fmt, temp, rels, _progress(rels, fmt, quiet))
-            old = out_path.with_name(f"{out_path.name}.old-{os.getpid()}")
-            if out_path.exists():
-                os.replace(out_path, old)
-            os.replace(temp, out_path)
-            shutil.rmtree(old, ignore_errors=True)
+                temp.mkdir()
+                if fmt == "datasette":
+                    from dicebase.builder.datasette import write_metadata
+
+                    _export_store(db, "sqlite", temp / "dicebase.sqlite", _progress(_tables_in(db), fmt, quiet), None)
+                    write_metadata(temp / "metadata.json", rels, games)
+                else:
+                    _export_files(db, fmt, temp, rels, _progress(rels, fmt, quiet))
+                old = out_path.with_name(f"{out_path.name}.old-{os.getpid()}")
+                if out_path.exists():
+                    os.replace(out_path, old)
+                os.replace(temp, out_path)
+                shutil.rmtree(old, ignore_errors=True)
+        except (OSError, sqlite3.Error) as exc:
+            raise _write_error(exc, out_path) from None
+        except Exception as exc:
+            if not _is_engine_io_error(exc):
+                raise
+            raise _write_error(exc, out_path) from None
     finally:
-        if temp.is_dir():
-            shutil.rmtree(temp, ignore_errors=True)
-        else:
-            temp.unlink(missing_ok=True)
-            temp.with_name(temp.name + ".wal").unlink(missing_ok=True)
-    return [r.name for r in rels]
+        try:
+            if temp.is_dir():
+                shutil.rmtree(temp, ignore_errors=True)
+            else:
+                temp.unlink(missing_ok=True)
+                temp.with_name(temp.name + ".wal").unlink(missing_ok=True)
+        except OSError:
+            pass
 
 
 def _progress(items: list, fmt: str, quiet: bool):
@@ -235,15 +265,19 @@ def _duckdb_source(db, workdir: Path):
     if db.store == "sqlite":
         path = workdir / "source.duckdb"
         _export_store(db, "duckdb", path, _tables_in(db), None)
-    con = duckdb.connect()
+    con = duckdb.connect(config={"temp_directory": str(workdir / "spill")})
     con.execute(f"ATTACH {sql_literal(path)} AS src (READ_ONLY)")
     return con, (path if db.store == "sqlite" else None)
 
 
 def _select(rel: Relation) -> str:
-    """SELECT every column of ``rel`` cast to its declared type (views' computed columns included)."""
+    """SELECT every column of ``rel`` cast to its declared type (views' computed columns included).
+
+    Tables keep their stored (key) order; a view's rows are sorted by all its
+    columns, so the same database always exports the same files."""
     cols = ", ".join(f"CAST({name} AS {data_type}) AS {name}" for name, data_type, _t, _k, _r in rel.columns)
-    return f"SELECT {cols} FROM src.{rel.name}"
+    order = " ORDER BY ALL" if rel.kind == "view" else ""
+    return f"SELECT {cols} FROM src.{rel.name}{order}"
 
 
 def parquet_metadata(rel: Relation) -> dict[str, str]:

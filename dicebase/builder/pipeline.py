@@ -3,19 +3,23 @@
 A build writes into a temporary file beside the target and renames it over
 the target only after every table, view and metadata row is in place, so an
 interrupted or failed build leaves the previous database untouched.
+
+A build holds an exclusive lock on ``<target>.lock`` for its whole run,
+from reading what the target holds to the final rename, so two builds of
+one file run one after the other and neither loses the other's games.
 """
 
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import os
 import platform
 import shutil
+import sqlite3
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Iterable, Iterator
@@ -29,30 +33,35 @@ from dicebase.builder.store import (
     Writer,
     canonical_column,
     check_storage_version,
-    update_checksum,
 )
+from dicebase.checksum import stored_table_checksum
 from dicebase.location import Location, resolve
 from dicebase import SCHEMA_VERSION
-from dicebase.schema import CORE, catalogue, game_tables, game_views
+from dicebase.query.base import (
+    DatabaseLocked,
+    DatabaseDamaged,
+    DicebaseError,
+    NotADicebaseDatabase,
+    SchemaVersionMismatch,
+    WriteFailed,
+)
+from dicebase.schema import CORE, DIALECT, catalogue, game_tables, game_views
 
 
-class BuildError(Exception):
+class BuildError(DicebaseError):
     """A build request that cannot be carried out (bad option, incompatible file)."""
+
+
+class BuildLocked(BuildError, DatabaseLocked):
+    """Another build holds the target's lock (and --no-wait was given)."""
 
 
 @dataclass
 class TableStats:
-    """Rows, seconds and one running sha256 per column (so chunking does not matter)."""
+    """Rows written and seconds spent writing them."""
 
     rows: int = 0
     seconds: float = 0.0
-    digests: dict[str, Any] = field(default_factory=dict)
-
-    def checksum(self) -> str:
-        combined = hashlib.sha256()
-        for name, digest in self.digests.items():
-            combined.update(f"{name}:{digest.hexdigest()};".encode())
-        return combined.hexdigest()
 
 
 class BuildContext:
@@ -92,8 +101,6 @@ class BuildContext:
         started = time.perf_counter()
         stats.rows += self._writer.append(table_name, ordered)
         stats.seconds += time.perf_counter() - started
-        for name, values in ordered.items():
-            update_checksum(stats.digests.setdefault(name, hashlib.sha256()), values)
 
     @contextlib.contextmanager
     def step(self, label: str) -> Iterator[None]:
@@ -165,40 +172,154 @@ def parse_options(game: str, overrides: dict[str, Any] | None, *, base: dict | N
     return options
 
 
-def _existing_games(loc: Location, force: bool) -> dict[str, dict] | None:
+def _existing_games(loc: Location, force: bool, wanted: dict[str, dict] | None = None) -> dict[str, dict] | None:
     """The games in an existing database of this schema version; None when there is no file.
 
-    Any other file at the target (not a database, someone else's database, a
-    dicebase file of another schema version) is replaced only with ``force``.
+    A file that is not a dicebase database of this schema version (another
+    program's file, a damaged file, an older dicebase file) is replaced only
+    with ``force``.  A file that cannot be read now (locked by another
+    process, permission denied) is never replaced: its games would be lost.
+    Each game of ``wanted`` (game -> options) stored with the same options and
+    package version has its tables' checksums verified: ``intact`` is False
+    when they no longer match (someone changed a value), so it is rebuilt.
     """
     if not loc.path.exists():
         return None
     from dicebase.query import open as open_db
-    from dicebase.query.base import DicebaseError
+    from dicebase.query.verify import verify
 
     try:
-        with open_db(loc) as db:
+        with open_db(loc, timeout=None) as db:
             info = dict(db.fetchall("SELECT key, value FROM build_info"))
-            rows = db.fetchall("SELECT game, options_json FROM build_games")
-    except DicebaseError as exc:
+            games = {
+                game: {"options": json.loads(opts), "package_version": info.get("package_version"), "intact": True}
+                for game, opts in db.fetchall("SELECT game, options_json FROM build_games")
+            }
+            to_check = [
+                g for g, opts in (wanted or {}).items()
+                if g in games and games[g]["options"] == opts and games[g]["package_version"] == dicebase.__version__
+            ]
+            if to_check:
+                for check in verify(db, to_check):
+                    games[check.game]["intact"] &= check.ok
+    except (NotADicebaseDatabase, DatabaseDamaged, SchemaVersionMismatch) as exc:
         if force:
             return None
         raise BuildError(f"{loc.path} is in the way: {exc}; use --force to replace it") from None
-    return {
-        game: {"options": json.loads(opts), "package_version": info.get("package_version")}
-        for game, opts in rows
-    }
+    except DicebaseError as exc:
+        raise BuildError(f"cannot build into {loc.path}: {exc}") from None
+    return games
 
 
-def _remove_stale_temporaries(target: Path) -> None:
-    for stale in target.parent.glob(f"{target.name}.tmp-*"):
-        pid_text = stale.name.rsplit("-", 1)[-1].split(".")[0]
+LEFTOVER_PATTERNS = ("{name}.tmp-*", "{name}.old-*")
+
+
+def remove_leftovers(target: Path) -> list[Path]:
+    """Remove temporary files and folders an interrupted build or export of ``target`` left.
+
+    A leftover is named ``<target>.tmp-PID`` (or ``.old-PID``, with suffixes
+    such as ``.wal``); it is removed when process PID no longer runs, or is
+    this process (the caller holds the target's lock, so it is not in use).
+    Returns what was removed.
+    """
+    removed = []
+    for pattern in LEFTOVER_PATTERNS:
+        for stale in target.parent.glob(pattern.format(name=glob_escape(target.name))):
+            pid_text = stale.name[len(target.name) + 5:].split(".")[0]
+            if not pid_text.isdigit():
+                continue
+            pid = int(pid_text)
+            if pid != os.getpid() and _process_alive(pid):
+                continue
+            try:
+                if stale.is_dir() and not stale.is_symlink():
+                    shutil.rmtree(stale)
+                else:
+                    stale.unlink()
+            except OSError:
+                continue  # not ours to remove (permissions): leave it
+            removed.append(stale)
+    return removed
+
+
+def glob_escape(name: str) -> str:
+    import glob
+
+    return glob.escape(name)
+
+
+def _process_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError):
+        return True
+    return True
+
+
+@contextlib.contextmanager
+def target_lock(target: Path, *, wait: bool = True, quiet: bool = False) -> Iterator[None]:
+    """Hold the exclusive lock ``<target>.lock`` (filelock) while the body runs.
+
+    The holder writes its pid into the lock file, so a second build can say
+    whom it waits for.  With ``wait=False`` a held lock raises BuildLocked at once.
+    """
+    from filelock import FileLock, Timeout
+
+    lock_path = target.with_name(target.name + ".lock")
+
+    def record_holder(fd: int) -> None:
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+
+    lock = FileLock(lock_path, on_acquired=record_holder, fallback_to_soft=False)
+    try:
         try:
-            os.kill(int(pid_text), 0)
-        except (ValueError, ProcessLookupError):
-            stale.unlink(missing_ok=True)
-        except PermissionError:
-            pass
+            lock.acquire(timeout=0)
+        except Timeout:
+            holder = _lock_holder(lock_path)
+            if not wait:
+                raise BuildLocked(
+                    f"{target} is being built by another process{holder}; wait for it, "
+                    "or run again without --no-wait to queue behind it"
+                ) from None
+            if not quiet:
+                print(f"waiting for the build of {target} by another process{holder} to finish ...",
+                      file=sys.stderr, flush=True)
+            lock.acquire()
+    except OSError as exc:
+        raise _write_error(exc, lock_path) from None
+    try:
+        yield
+    finally:
+        lock.release()
+
+
+def _lock_holder(lock_path: Path) -> str:
+    try:
+        text = lock_path.read_text().strip()
+    except OSError:
+        return ""
+    return f" (pid {text})" if text.isdigit() else ""
+
+
+def _write_error(exc: BaseException, path: Path) -> DicebaseError:
+    """A failure to write a build or export as one line; the old file is unchanged."""
+    from dicebase.query.database import file_error
+
+    if isinstance(exc, OSError):
+        error = file_error(exc, path, "write")
+    else:
+        message = " ".join(str(exc).split())
+        low = message.lower()
+        full = "full" in low or "no space" in low or "async write failed" in low
+        error = WriteFailed(f"cannot write {path}: {'no space left on the device' if full else message[:200]}")
+        if full:
+            error.exit_code = 1
+    failed = WriteFailed(f"{error}; the old file, if any, is unchanged")
+    failed.exit_code = error.exit_code
+    return failed
 
 
 def build(
@@ -208,6 +329,7 @@ def build(
     force: bool = False,
     quiet: bool = False,
     options: dict[str, dict[str, Any]] | None = None,
+    wait: bool = True,
     storage_version: str | None = None,
     threads: int | None = None,
     house_rules: list | tuple = (),
@@ -216,14 +338,16 @@ def build(
     """Build ``games`` (default: all) into ``target`` (default: db/dicebase.duckdb).
 
     Games already in the target with the same package version, schema version
-    and options are skipped unless ``force``.  Other games already in the file
-    are kept.  A DuckDB file is written in ``storage_version``'s format
-    (default DUCKDB_STORAGE_VERSION, readable by DuckDB 1.1 and later); an
-    existing file in another format is rewritten in this one.  The solvers
-    run on ``threads`` threads (default: every core); their answers do not
-    depend on it (docs/DESIGN.md).  Raises
-    BuildError for bad requests; any solver error propagates after the
-    temporary file is removed.
+    and options are skipped unless ``force``.  Every other game already in the
+    file is kept, with or without ``force``.  The build holds the target's lock
+    from reading it to the final rename; ``wait=False`` fails at once with
+    BuildLocked when another build holds it.  A DuckDB file is written in
+    ``storage_version``'s format (default DUCKDB_STORAGE_VERSION, readable by
+    DuckDB 1.1 and later); an existing file in another format is rewritten in
+    this one.  The solvers run on ``threads`` threads (default: every core);
+    their answers do not depend on it (docs/DESIGN.md).  Raises BuildError for
+    bad requests and WriteFailed when the output cannot be written; any solver
+    error propagates after the temporary file is removed.
 
     ``house_rules`` (checked rules files, :func:`dicebase.rules.files.load`) add their
     variants to what the target already holds for their game (or to the game's defaults);
@@ -263,9 +387,23 @@ def build(
 
     threads = _solver_threads(threads)
 
-    if loc.path.is_dir():
-        raise BuildError(f"{loc.path} is a directory; give a database file path, e.g. {loc.path / 'dicebase.duckdb'}")
-    existing = _existing_games(loc, force)
+    try:
+        if loc.path.is_dir():
+            raise BuildError(f"{loc.path} is a directory; give a database file path, e.g. {loc.path / 'dicebase.duckdb'}")
+        loc.path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise _write_error(exc, loc.path) from None
+    with target_lock(loc.path, wait=wait, quiet=quiet):
+        remove_leftovers(loc.path)
+        return _build_locked(loc, names, game_options, force, quiet, storage_version, threads)
+
+
+def _build_locked(
+    loc: Location, names: list[str], game_options: dict, force: bool, quiet: bool,
+    storage_version: str | None, threads: int,
+) -> BuildReport:
+    """The build proper, under the target's lock: what the file holds now is what is kept."""
+    existing = _existing_games(loc, force, None if force else game_options)
     up_to_date = [
         g
         for g in names
@@ -273,16 +411,16 @@ def build(
         and g in existing
         and existing[g]["options"] == game_options[g]
         and existing[g]["package_version"] == dicebase.__version__
+        and existing[g]["intact"]
     ]
     todo = names if force else [g for g in names if g not in up_to_date]
     convert = loc.store == "duckdb" and existing is not None and _storage_version(loc) != storage_version
     if not todo and not convert:
         return BuildReport(loc, [], names, 0.0)
 
-    loc.path.parent.mkdir(parents=True, exist_ok=True)
-    _remove_stale_temporaries(loc.path)
     temp = loc.path.with_name(f"{loc.path.name}.tmp-{os.getpid()}")
-    keep = [g for g in (existing or {}) if g not in todo and g in registry.GAMES]
+    # every other game in the file is kept, even one this version does not know
+    keep = [g for g in (existing or {}) if g not in todo]
     started = time.perf_counter()
     writer = None
     import numba
@@ -290,29 +428,37 @@ def build(
     threads_before = numba.get_num_threads()
     numba.set_num_threads(threads)
     try:
-        if loc.store == "duckdb":
-            writer = Writer(temp, loc.store, storage_version=storage_version, copy_from=loc.path if keep else None)
-        else:
+        try:
+            if loc.store == "duckdb":
+                writer = Writer(temp, loc.store, storage_version=storage_version, copy_from=loc.path if keep else None)
+            else:
+                if keep:
+                    shutil.copyfile(loc.path, temp)
+                writer = Writer(temp, loc.store)
             if keep:
-                shutil.copyfile(loc.path, temp)
-            writer = Writer(temp, loc.store)
-        if keep:
-            _forget_games(writer, todo)
-        else:
-            for t in game_tables(CORE):
-                writer.create_table(t)
-        for game in todo:
-            _build_game(writer, game, game_options[game], quiet)
-        _write_catalogue(writer, sorted(set(keep) | set(todo), key=list(registry.GAMES).index))
-        _write_build_info(writer, loc, time.perf_counter() - started, storage_version, threads)
-        writer.close()
-        writer = None
-        os.replace(temp, loc.path)
+                _forget_games(writer, todo)
+            else:
+                for t in game_tables(CORE):
+                    writer.create_table(t)
+            for game in todo:
+                _build_game(writer, game, game_options[game], quiet)
+            _write_catalogue(writer, [g for g in registry.GAMES if g in set(keep) | set(todo)])
+            _write_build_info(writer, loc, time.perf_counter() - started, storage_version, threads)
+            writer.close()
+            writer = None
+            os.replace(temp, loc.path)
+        except (OSError, sqlite3.Error) as exc:
+            raise _write_error(exc, loc.path) from None
+        except Exception as exc:
+            if not _is_engine_io_error(exc):
+                raise
+            raise _write_error(exc, loc.path) from None
     finally:
         if writer is not None:
             writer.abort()
         for leftover in (temp, temp.with_name(temp.name + ".wal")):
-            leftover.unlink(missing_ok=True)
+            with contextlib.suppress(OSError):
+                leftover.unlink(missing_ok=True)
         numba.set_num_threads(threads_before)
     return BuildReport(
         loc, todo, [g for g in names if g not in todo], time.perf_counter() - started, storage_version
@@ -345,6 +491,13 @@ def _storage_version(loc: Location) -> str | None:
     except DicebaseError:
         return None
     return row[0] if row else None
+
+
+def _is_engine_io_error(exc: BaseException) -> bool:
+    """A DuckDB error from writing the file (disk full, I/O), as opposed to a bug in a solver."""
+    return type(exc).__module__.startswith(("duckdb", "_duckdb")) and type(exc).__name__ in (
+        "IOException", "OutOfMemoryException", "FatalException", "PermissionException",
+    )
 
 
 def _forget_games(writer: Writer, games: list[str]) -> None:
@@ -389,20 +542,33 @@ def _build_game(writer: Writer, game: str, options: dict[str, Any], quiet: bool)
         ["game", "seq", "step", "seconds"],
         [(game, seq, label, sec) for seq, (label, sec) in enumerate(ctx.steps, start=1)],
     )
+    checksums = {t.name: stored_table_checksum(writer.con, writer.store, t.name, column_spec(t)) for t in game_tables(game)}
     writer.insert_rows(
         "build_tables",
         ["table_name", "game", "row_count", "checksum", "write_seconds"],
-        [(name, game, s.rows, s.checksum(), s.seconds) for name, s in ctx.table_stats.items()],
+        [(name, game, s.rows, checksums[name], s.seconds) for name, s in ctx.table_stats.items()],
     )
     if not quiet:
         print(f"built {game} in {seconds:.2f} s", file=sys.stderr, flush=True)
 
 
+def column_spec(table) -> list[tuple[str, str, bool]]:
+    """(name, SQL type as in schema_columns, is_key) per column, in schema order."""
+    return [(c.name, c.type.compile(dialect=DIALECT), bool(c.primary_key)) for c in table.columns]
+
+
 def _write_catalogue(writer: Writer, games: list[str]) -> None:
-    """schema_tables and schema_columns; in DuckDB also COMMENT ON every table, view and column."""
+    """Rewrite the catalogue rows of core and ``games`` (rows of games this version does
+    not know, kept from the file, stay as they were); in DuckDB also COMMENT ON every
+    table, view and column."""
     table_rows, column_rows = catalogue(games)
-    writer.execute("DELETE FROM schema_tables")
-    writer.execute("DELETE FROM schema_columns")
+    rewritten = [CORE, *games]
+    marks = ", ".join("?" for _ in rewritten)
+    writer.execute(
+        f"DELETE FROM schema_columns WHERE table_name IN (SELECT name FROM schema_tables WHERE game IN ({marks}))",
+        rewritten,
+    )
+    writer.execute(f"DELETE FROM schema_tables WHERE game IN ({marks})", rewritten)
     writer.insert_rows("schema_tables", ["name", "kind", "game", "description"], table_rows)
     writer.insert_rows(
         "schema_columns",
@@ -442,4 +608,4 @@ def _write_build_info(
     writer.insert_rows("build_info", ["key", "value"], sorted(facts.items()))
 
 
-__all__ = ["BuildContext", "BuildError", "BuildReport", "build", "parse_options"]
+__all__ = ["BuildContext", "BuildError", "BuildLocked", "BuildReport", "build", "parse_options", "remove_leftovers", "target_lock"]

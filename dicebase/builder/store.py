@@ -7,7 +7,6 @@ one transaction.  Neither path goes through an ORM or inserts row by row.
 
 from __future__ import annotations
 
-import hashlib
 import sqlite3
 from pathlib import Path
 
@@ -67,15 +66,6 @@ def canonical_column(values: np.ndarray) -> np.ndarray:
     raise TypeError(f"unsupported column dtype {values.dtype}")
 
 
-def update_checksum(digest: "hashlib._Hash", values: np.ndarray) -> None:
-    """Feed a chunk of one column to its running digest (chunking does not change the result)."""
-    if values.dtype == object:
-        if len(values):
-            digest.update(("\x00".join(map(str, values.tolist())) + "\x00").encode())
-        return
-    digest.update(np.ascontiguousarray(values).view(np.uint8))
-
-
 class Writer:
     """An open, writable store file.  Use ``close()`` to commit.
 
@@ -92,7 +82,8 @@ class Writer:
             import duckdb
 
             self.storage_version = storage_version or DUCKDB_STORAGE_VERSION
-            self.con = duckdb.connect()
+            # spill beside the target, as a file connection would (an in-memory one spills into ./.tmp)
+            self.con = duckdb.connect(config={"temp_directory": f"{self.path}.tmp"})
             self.con.execute(
                 f"ATTACH {sql_literal(self.path)} AS target (STORAGE_VERSION {sql_literal(self.storage_version)})"
             )

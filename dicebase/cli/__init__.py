@@ -14,7 +14,17 @@ import sys
 import click
 
 from dicebase import __version__
-from dicebase.cli.common import db_option, emit, open_db, output_option, resolve_format
+from dicebase.cli.common import (
+    SQL_FORMATS,
+    StrictCommand,
+    StrictGroup,
+    db_option,
+    emit,
+    make_strict,
+    open_db,
+    output_option,
+    resolve_format,
+)
 
 GAME_GROUPS = {
     "threes": "dicebase.cli.threes",
@@ -25,8 +35,14 @@ GAME_GROUPS = {
 LAZY_COMMANDS = {**GAME_GROUPS, "rules": "dicebase.cli.rules"}
 
 
-class LazyGroup(click.Group):
-    """A group whose game subcommands are imported on first use."""
+class LazyGroup(StrictGroup):
+    """A group whose game subcommands are imported on first use.
+
+    Every command under it is strict: an option given twice is refused.
+    """
+
+    command_class = StrictCommand
+    group_class = StrictGroup
 
     def list_commands(self, ctx):
         present = {name for name, module in LAZY_COMMANDS.items() if importlib.util.find_spec(module)}
@@ -34,7 +50,7 @@ class LazyGroup(click.Group):
 
     def get_command(self, ctx, name):
         if name in LAZY_COMMANDS and importlib.util.find_spec(LAZY_COMMANDS[name]):
-            return importlib.import_module(LAZY_COMMANDS[name]).group
+            return make_strict(importlib.import_module(LAZY_COMMANDS[name]).group)
         return super().get_command(ctx, name)
 
 
@@ -73,7 +89,10 @@ def _parse_option(text: str) -> tuple[str, str, object]:
 @click.argument("games", nargs=-1, metavar="[GAME]...")
 @click.option("--db", "db_path", metavar="PATH|URL", default=None, envvar="DICEBASE_DB",
               help="Target file or URL (duckdb:///PATH, sqlite:///PATH). Default: db/dicebase.duckdb.")
-@click.option("--force", is_flag=True, help="Rebuild games even when the file already has them with the same options.")
+@click.option("--force", is_flag=True,
+              help="Rebuild the named games even when the file already has them with the same options "
+                   "(every other game in the file is kept).")
+@click.option("--no-wait", is_flag=True, help="Fail at once when another build holds the file, instead of waiting.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress display.")
 @click.option("--option", "-o", "option_texts", multiple=True, metavar="GAME.KEY=VALUE",
               help="Override a build option, e.g. ten-thousand.goal=2000 (repeatable).")
@@ -86,12 +105,15 @@ def _parse_option(text: str) -> tuple[str, str, object]:
               help="Also build the house rules in this file as a variant named in it, beside what the "
                    "database holds (print a file to edit with: dicebase rules GAME). Repeatable.")
 @click.option("--force-size", is_flag=True, help="Build rule sets whose estimated solve exceeds the size limits.")
-def build(games, db_path, force, quiet, option_texts, storage_version, threads, rules_files, force_size):
+def build(games, db_path, force, no_wait, quiet, option_texts, storage_version, threads, rules_files, force_size):
     """Solve the named games (default: all) and write their tables.
 
     The build writes a temporary file beside the target and renames it into
     place at the end: an interrupted build leaves the old database as it was.
-    Games already built with the same options are skipped unless --force.
+    Games already built with the same options are skipped unless --force;
+    games already in the file and not named are always kept. A build locks
+    the target (TARGET.lock) for its whole run: a second build of the same
+    file waits for it (or fails at once with --no-wait).
 
     Example:
 
@@ -103,7 +125,7 @@ def build(games, db_path, force, quiet, option_texts, storage_version, threads, 
         dicebase build ten-thousand --threads 4
         dicebase build ten-thousand --rules our-table.toml
     """
-    from dicebase.builder.pipeline import BuildError, build as run_build
+    from dicebase.builder.pipeline import build as run_build
     from dicebase.location import resolve
     from dicebase.query.base import BadInput
     from dicebase.rules.files import load as load_rules
@@ -117,9 +139,9 @@ def build(games, db_path, force, quiet, option_texts, storage_version, threads, 
         loc = resolve(db_path)
         report = run_build(
             list(games) or None, loc, force=force, quiet=quiet, options=options, storage_version=storage_version,
-            threads=threads, house_rules=house, force_size=force_size,
+            threads=threads, wait=not no_wait, house_rules=house, force_size=force_size,
         )
-    except (BuildError, ValueError) as exc:
+    except ValueError as exc:
         raise BadInput(str(exc)) from None
     names = lambda gs: ", ".join(g.replace("_", "-") for g in gs)  # noqa: E731
     if report.built:
@@ -162,33 +184,91 @@ def info(db_path, fmt, as_json):
 
 @cli.command()
 @click.argument("query")
+@click.option("--param", "-p", "params", type=(str, str), multiple=True, metavar="NAME VALUE",
+              help="Bind the query's $NAME to VALUE, as text (repeatable).")
 @click.option("--limit", default=1000, show_default=True, type=click.IntRange(min=0),
-              help="Most rows printed in table format (0 = all); CSV and JSON print every row.")
+              help="Most rows printed in table format (0 = all); the other formats print every row.")
+@click.option("--output", "-O", "output", metavar="FILE", default=None,
+              help="Write the rows to FILE (replaced when complete) instead of standard output.")
+@click.option("--timeout", default=60.0, show_default=True, type=click.FloatRange(min=0, min_open=True),
+              metavar="SECONDS", help="Stop the query after this many seconds.")
 @db_option
-@output_option
-def sql(query, limit, db_path, fmt, as_json):
+@output_option(formats=SQL_FORMATS)
+def sql(query, params, limit, output, timeout, db_path, fmt, as_json):
     """Run one read-only SQL statement (SELECT/WITH/VALUES/EXPLAIN) and print the rows.
 
     Statements that write, attach files, install extensions or copy data out
-    are refused; the database is opened read-only in any case. A query that
+    are refused (DuckDB's own parser, SQLite's authorizer); the database is
+    opened read-only in any case. A query is stopped after --timeout seconds
+    or by Ctrl-C, and may use at most 2 GB of memory and return at most
+    1,000,000 rows. Values come in as named parameters, never pasted into
+    the SQL: -p NAME VALUE binds $NAME (text; columns compare with it as with
+    a quoted literal, CAST it for arithmetic). Formats: table, csv, tsv, json
+    (one document), jsonl (one object per line), markdown. A query that
     starts with "--" needs a "--" before it: dicebase sql -- "-- note ...".
 
     Example:
 
     \b
         dicebase sql "SELECT name, description FROM schema_tables"
-        dicebase sql "SELECT * FROM threes_expected_scores" --format csv
+        dicebase sql "SELECT seat, p_win FROM threes_seats WHERE players = $n AND ties = $ties" -p n 4 -p ties shared
+        dicebase sql "SELECT * FROM threes_expected_scores" --format jsonl --output scores.jsonl
     """
+    import re
+
     from dicebase.cli.common import unique_names
+    from dicebase.query.base import BadInput, clip
 
     fmt = resolve_format(fmt, as_json)
-    with open_db(db_path) as db:
-        names, rows = db.run_sql(query)
+    bound = {}
+    for name, value in params:
+        if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
+            raise BadInput(f"parameter name {clip(name)} is not a name (letters, digits, _), the $NAME the query uses")
+        if name in bound:
+            raise BadInput(f"parameter {clip(name)} given twice")
+        bound[name] = value
+    with open_db(db_path, timeout=timeout) as db:
+        target = _output_target(output, db) if output else None
+        names, rows = db.run_sql(query, bound or ())
     names = unique_names(names)
     shown = rows if fmt != "table" or limit == 0 else rows[:limit]
-    emit([dict(zip(names, row)) for row in shown], fmt, columns=names)
+    records = [dict(zip(names, row)) for row in shown]
+    if target is None:
+        emit(records, fmt, columns=names)
+    else:
+        _emit_to_file(target, records, fmt, names)
     if len(shown) < len(rows):
-        click.echo(f"({len(rows) - len(shown)} more rows not shown; use --limit 0, --format csv or --json for all)", err=True)
+        click.echo(f"({len(rows) - len(shown)} more rows not shown; use --limit 0 or another --format for all)", err=True)
+
+
+def _output_target(output: str, db):
+    """The --output path, checked before the query runs: never the database, a directory or a missing folder."""
+    from pathlib import Path
+
+    from dicebase.query.base import BadInput
+
+    target = Path(output)
+    if target.is_dir():
+        raise BadInput(f"--output {output} is a directory; give a file name")
+    if target.exists() and target.resolve() == db.location.path.resolve():
+        raise BadInput(f"--output {output} is the database being read; choose another file")
+    if not target.parent.is_dir():
+        raise BadInput(f"--output {output}: no directory {target.parent}")
+    return target
+
+
+def _emit_to_file(target, records: list[dict], fmt: str, names: list[str]) -> None:
+    """Write the rows to a temporary file beside ``target`` and rename it into place."""
+    import contextlib
+    import os
+
+    temp = target.with_name(f".{target.name}.tmp-{os.getpid()}")
+    try:
+        with open(temp, "w", encoding="utf-8", newline="") as handle, contextlib.redirect_stdout(handle):
+            emit(records, fmt, columns=names)
+        os.replace(temp, target)
+    finally:
+        temp.unlink(missing_ok=True)
 
 
 @cli.command()
@@ -219,6 +299,42 @@ def schema(table, db_path, fmt, as_json):
             if not rows:
                 raise NotInDatabase(f"no table or view named {table!r}; list them with: dicebase schema")
     emit([{n: (bool(v) if n == "is_key" else v) for n, v in zip(names, row)} for row in rows], fmt)
+
+
+@cli.command()
+@click.argument("games", nargs=-1, metavar="[GAME]...")
+@db_option
+@output_option
+def verify(games, db_path, fmt, as_json):
+    """Recompute every table's checksum and compare it with the one stored at build time.
+
+    Prints one line per table: ok, or MISMATCH when a stored value (or the
+    row count) changed since the build. Exits 0 only when every table
+    matches, 1 otherwise. The formula is in `dicebase schema build_tables`.
+
+    Example:
+
+    \b
+        dicebase verify
+        dicebase verify threes --db sqlite:///db/dicebase.sqlite --json
+    """
+    from dicebase.query.base import DicebaseError
+    from dicebase.query.verify import verify as run_verify
+
+    fmt = resolve_format(fmt, as_json)
+    with open_db(db_path, timeout=None) as db:
+        checks = run_verify(db, list(games) or None)
+    if fmt == "table":
+        for check in checks:
+            click.echo(f"{'ok' if check.ok else 'MISMATCH':8}  {check.table}  ({check.rows:,} rows)")
+    else:
+        emit([c.as_dict() for c in checks], fmt)
+    bad = [c for c in checks if not c.ok]
+    if bad:
+        error = DicebaseError(f"{len(bad)} of {len(checks)} tables do not match their build checksums: "
+                              f"{', '.join(c.table for c in bad)}; rebuild with --force")
+        error.exit_code = 1
+        raise error
 
 
 @cli.command()
@@ -290,6 +406,9 @@ def error_line(exc: BaseException) -> tuple[str, int] | None:
     """The one line and exit code the CLI gives for an exception a user can cause; None for a bug.
 
     Shared by ``main`` and the web API, so both report a mistake in the same words.
+    Exit codes: 2 the user's own input or path, 1 a fault of the machine (a
+    full disk), 130 Ctrl-C; ``main`` gives a bug (None here) exit 1 and one
+    line too (``DICEBASE_DEBUG=1`` shows its traceback).
     """
     from dicebase.query.base import DicebaseError
 
@@ -303,14 +422,26 @@ def error_line(exc: BaseException) -> tuple[str, int] | None:
     if isinstance(exc, click.ClickException):
         return exc.format_message(), exc.exit_code
     if isinstance(exc, DicebaseError):
-        return str(exc), 2
+        return str(exc), getattr(exc, "exit_code", 2)
+    if isinstance(exc, OSError):
+        from dicebase.query.database import file_error
+
+        error = file_error(exc, exc.filename or "a file", "use")
+        return str(error), error.exit_code
     if type(exc).__name__ == "InterruptException" or str(exc) == "Query interrupted":  # DuckDB's Ctrl-C
         return "interrupted; nothing was changed", 130
     return None
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Console entry point: one-line errors, exit code 2 for anything the user can fix."""
+    """Console entry point: one line on stderr for every error, never a traceback.
+
+    Exit codes: 0 done, 2 the user's own input or path, 1 a fault of the
+    machine (a full disk) or a bug, 130 Ctrl-C.  ``DICEBASE_DEBUG=1`` shows
+    the traceback of a bug instead of its one line.
+    """
+    import os
+
     args = sys.argv[1:] if argv is None else list(argv)
     try:
         # make_context/invoke rather than cli.main: click's main turns Ctrl-C
@@ -318,23 +449,61 @@ def main(argv: list[str] | None = None) -> None:
         # reaches the one-line handlers below.
         with cli.make_context("dicebase", args) as ctx:
             cli.invoke(ctx)
+        _flush_stdout()
+        code = 0
+    except BrokenPipeError:  # the reader of stdout went away (| head): not an error
+        _quiet_broken_pipe()
         code = 0
     except click.exceptions.Exit as exc:  # --help, --version
         code = exc.exit_code
     except click.exceptions.NoArgsIsHelpError as exc:  # `dicebase` or `dicebase threes` alone
-        click.echo(exc.ctx.get_help())
-        sys.exit(0)
-    except BrokenPipeError:
-        sys.stderr.close()
-        sys.exit(0)
+        _echo_or_quit(exc.ctx.get_help())
+        code = 0
     except (KeyboardInterrupt, Exception) as exc:
         line = error_line(exc)
         if line is None:
-            raise
+            if os.environ.get("DICEBASE_DEBUG"):
+                raise
+            line = (f"internal error ({type(exc).__name__}: {exc}); please report it with the command you ran "
+                    "(DICEBASE_DEBUG=1 shows the traceback)", 1)
         _fail(*line)
     sys.exit(code)
 
 
+def _flush_stdout() -> None:
+    """Flush now, so a closed pipe is reported here and not at interpreter exit."""
+    sys.stdout.flush()
+
+
+def _quiet_broken_pipe() -> None:
+    """After EPIPE: point stdout at /dev/null so Python's exit-time flush stays silent."""
+    import os
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):  # no real file descriptor (tests capture stdout)
+        pass
+
+
+def _echo_or_quit(text: str) -> None:
+    try:
+        click.echo(text)
+        _flush_stdout()
+    except BrokenPipeError:
+        _quiet_broken_pipe()
+
+
 def _fail(message: str, code: int) -> None:
-    click.echo(f"Error: {' '.join(message.split())}", err=True)
+    import re
+
+    # echoed input (a 5,000-digit die, a 300-character path) is cut to a readable length
+    line = re.sub(r"\S{121,}", lambda m: f"{m.group(0)[:80]}...({len(m.group(0))} characters)",
+                  " ".join(str(message).split()))
+    if len(line) > 1000:
+        line = line[:1000] + "..."
+    try:
+        click.echo(f"Error: {line}", err=True)
+    except (BrokenPipeError, OSError):
+        pass
     sys.exit(code)

@@ -15,6 +15,7 @@ import click
 from dicebase.query.base import BadInput, DicebaseError  # noqa: F401  (re-exported for game CLIs)
 
 FORMATS = ("table", "csv", "json")
+SQL_FORMATS = ("table", "csv", "tsv", "json", "jsonl", "markdown")  # `dicebase sql`, for scripts
 
 # Set by ``serving`` (the web server runs a command in-process): the open
 # database every command uses instead of opening --db, and the list that
@@ -52,15 +53,20 @@ def db_option(func: Callable) -> Callable:
     )(func)
 
 
-def output_option(func: Callable) -> Callable:
-    """``--format table|csv|json`` and its shortcut ``--json``."""
+def output_option(func: Callable | None = None, *, formats: tuple[str, ...] = FORMATS) -> Callable:
+    """``--format table|csv|json`` (or ``formats``) and its shortcut ``--json``.
+
+    Use bare (``@output_option``) or with other formats (``@output_option(formats=SQL_FORMATS)``).
+    """
+    if func is None:
+        return lambda f: output_option(f, formats=formats)
     func = click.option(
         "--json", "as_json", is_flag=True, default=False, help="Print one JSON document (same as --format json)."
     )(func)
     func = click.option(
         "--format",
         "fmt",
-        type=click.Choice(FORMATS),
+        type=click.Choice(formats),
         default="table",
         show_default=True,
         help="Output format.",
@@ -69,12 +75,68 @@ def output_option(func: Callable) -> Callable:
 
 
 def resolve_format(fmt: str, as_json: bool) -> str:
+    """The output format; ``--json`` with a different ``--format`` is refused (BadInput)."""
+    if as_json and fmt != "json":
+        ctx = click.get_current_context(silent=True)
+        given = ctx is not None and ctx.get_parameter_source("fmt") not in (
+            None, click.core.ParameterSource.DEFAULT, click.core.ParameterSource.DEFAULT_MAP)
+        if given:
+            raise BadInput(f"--json and --format {fmt} contradict each other; give one of them")
     return "json" if as_json else fmt
 
 
-def open_db(db_path: str | None):
-    """Open the database read-only; DicebaseError (exit 2) when missing or not ours.
+class StrictCommand(click.Command):
+    """A command that refuses an option given twice (instead of silently keeping the last)."""
 
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        refuse_repeated_options(self, ctx, args)
+        return super().parse_args(ctx, args)
+
+
+class StrictGroup(click.Group):
+    """A group whose own options, and every subcommand's, may not be repeated."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        refuse_repeated_options(self, ctx, args)
+        return super().parse_args(ctx, args)
+
+    def get_command(self, ctx, name):
+        return make_strict(super().get_command(ctx, name))
+
+
+def make_strict(command):
+    """``command`` (a click Command or Group) made strict, in place; returns it."""
+    if command is None or isinstance(command, (StrictCommand, StrictGroup)):
+        return command
+    if isinstance(command, click.Group):
+        command.__class__ = type(f"Strict{type(command).__name__}", (StrictGroup, type(command)), {}) \
+            if type(command) is not click.Group else StrictGroup
+    elif type(command) is click.Command:
+        command.__class__ = StrictCommand
+    return command
+
+
+def refuse_repeated_options(command: click.Command, ctx: click.Context, args: list[str]) -> None:
+    """UsageError naming the first option given more than once (unless it is meant to repeat)."""
+    parser = command.make_parser(ctx)
+    try:
+        _, _, order = parser.parse_args(args=list(args))
+    except click.UsageError:
+        return  # click reports it in the real parse
+    seen: set[str] = set()
+    for param in order:
+        if not isinstance(param, click.Option) or param.multiple or param.count:
+            continue
+        if param.name in seen:
+            name = max(param.opts, key=len)
+            raise click.UsageError(f"option {name} given more than once; give it once", ctx=ctx)
+        seen.add(param.name)
+
+
+def open_db(db_path: str | None, timeout: float | None = None):
+    """Open the database read-only; DicebaseError (exit 2) when missing, busy, damaged or not ours.
+
+    ``timeout`` (seconds) overrides the query layer's default time limit.
     Under ``serving`` the server's open database, left open on exit.
     """
     served = _served_db.get()
@@ -83,13 +145,16 @@ def open_db(db_path: str | None):
     from dicebase.query import open as open_database
 
     try:
-        return open_database(db_path)
+        if timeout is None:
+            return open_database(db_path)
+        return open_database(db_path, timeout=timeout)
     except ValueError as exc:  # a malformed --db value
         raise BadInput(str(exc)) from None
 
 
 def emit(data: Any, fmt: str, *, title: str | None = None, columns: list[str] | None = None) -> None:
-    """Print ``data`` (a list of row dicts, or one dict) as a table, CSV or one JSON document.
+    """Print ``data`` (a list of row dicts, or one dict) as a table, CSV, TSV, one JSON
+    document, JSON lines (one object per row) or a Markdown table.
 
     ``columns`` names the columns of an empty list, so CSV still gets its header.
     """
@@ -100,9 +165,21 @@ def emit(data: Any, fmt: str, *, title: str | None = None, columns: list[str] | 
             return
         click.echo(json_text(_jsonable(data)))
         return
-    if fmt == "csv":
-        rows = data if isinstance(data, list) else _rows_of(data)
-        click.echo(_csv(rows, columns), nl=False)
+    rows = data if isinstance(data, list) else _rows_of(data)
+    if fmt in ("csv", "tsv"):
+        click.echo(_csv(rows, columns, delimiter="," if fmt == "csv" else "\t"), nl=False)
+        return
+    if fmt == "jsonl":
+        for row in rows:
+            click.echo(json.dumps(_jsonable(row), allow_nan=False))
+        return
+    if fmt == "markdown":
+        from tabulate import tabulate
+
+        headers = list(rows[0]) if rows else list(columns or [])
+        cells = [[_cell(r.get(h)) for h in headers] for r in rows]
+        align = ["right" if cells and all(_looks_numeric(c[i]) for c in cells) else "left" for i in range(len(headers))]
+        click.echo(tabulate(cells, headers=headers, tablefmt="github", disable_numparse=True, colalign=align))
         return
     if title:
         click.echo(title)
@@ -143,12 +220,12 @@ def unique_names(names: list[str]) -> list[str]:
     return out
 
 
-def _csv(rows: list[dict], columns: list[str] | None = None) -> str:
+def _csv(rows: list[dict], columns: list[str] | None = None, delimiter: str = ",") -> str:
     buf = io.StringIO()
     fieldnames = list(rows[0]) if rows else list(columns or [])
     if not fieldnames:
         return ""
-    writer = csv.DictWriter(buf, fieldnames=fieldnames, lineterminator="\n")
+    writer = csv.DictWriter(buf, fieldnames=fieldnames, lineterminator="\n", delimiter=delimiter)
     writer.writeheader()
     for row in rows:
         writer.writerow({k: _csv_cell(v) for k, v in row.items()})

@@ -2,19 +2,41 @@
 
 from dicebase.query.base import (
     BadInput,
+    DatabaseClosed,
+    DatabaseDamaged,
+    DatabaseLocked,
     DatabaseMissing,
     DicebaseError,
+    NotADicebaseDatabase,
     NotInDatabase,
+    PermissionDenied,
+    QueryFailed,
+    QueryInterrupted,
+    QueryTimeout,
+    QueryTooLarge,
     ReadOnlyViolation,
+    SchemaVersionMismatch,
+    WriteFailed,
 )
 from dicebase.query.database import Database, open
 
 __all__ = [
     "BadInput",
     "Database",
+    "DatabaseClosed",
+    "DatabaseDamaged",
+    "DatabaseLocked",
     "DatabaseMissing",
     "DicebaseError",
+    "NotADicebaseDatabase",
     "NotInDatabase",
+    "PermissionDenied",
+    "QueryFailed",
+    "QueryInterrupted",
+    "QueryTimeout",
+    "QueryTooLarge",
     "ReadOnlyViolation",
+    "SchemaVersionMismatch",
+    "WriteFailed",
     "open",
 ]

@@ -22,12 +22,25 @@ def whole_number(value, what: str, allowed: str = "") -> int:
     """
     if not is_whole_number(value):
         hint = f" ({allowed})" if allowed else ""
-        raise BadInput(f"{what} must be a whole number{hint}, got {value!r}")
+        raise BadInput(f"{what} must be a whole number{hint}, got {clip(value)}")
     return int(value)
 
 
+def text_choice(value, what: str) -> str:
+    """``value`` when it is a str, else BadInput: names of variants and rule sets are text."""
+    if not isinstance(value, str):
+        raise BadInput(f"{what} must be a name (text), got {clip(value)}")
+    return value
+
+
 class DicebaseError(Exception):
-    """Base class for errors a user can act on; the message is one line."""
+    """Base class for errors a user can act on; the message is one line.
+
+    ``exit_code`` is what the CLI exits with: 2 for the user's own input or
+    path (the default), 1 for a fault of the machine (a full disk).
+    """
+
+    exit_code = 2
 
 
 class BadInput(DicebaseError, ValueError):
@@ -47,3 +60,69 @@ class DatabaseMissing(DicebaseError, FileNotFoundError):
 
 class ReadOnlyViolation(DicebaseError):
     """A statement that writes (or touches files) was refused."""
+
+
+class DatabaseLocked(DicebaseError):
+    """Another process holds a lock on the file (a build, or an engine's write lock): wait and retry."""
+
+
+class PermissionDenied(DicebaseError, PermissionError):
+    """The operating system refuses to let this user read or write the file."""
+
+    def __str__(self) -> str:  # OSError would format (errno, strerror)
+        return str(self.args[0]) if self.args else "permission denied"
+
+
+class NotADicebaseDatabase(DicebaseError):
+    """The file is not a dicebase database (another program's file, or the other store's)."""
+
+
+class DatabaseDamaged(DicebaseError):
+    """The engine reports the file as corrupt (checksum error, malformed pages); only a rebuild helps."""
+
+
+class SchemaVersionMismatch(DicebaseError):
+    """The file is a dicebase database of another schema (or engine storage) version; rebuild it."""
+
+
+class DatabaseClosed(DicebaseError):
+    """A lookup on a database after ``close()``."""
+
+
+class QueryTimeout(DicebaseError):
+    """A query ran past its time limit and was stopped; nothing was changed."""
+
+
+class QueryInterrupted(DicebaseError):
+    """A query was stopped by ``Database.interrupt()`` from another thread."""
+
+
+class QueryTooLarge(DicebaseError):
+    """A query needs more memory, or returns more rows, than the ceiling allows."""
+
+
+class QueryFailed(DicebaseError):
+    """The engine refused a query for another reason (its one-line message is kept)."""
+
+
+class WriteFailed(DicebaseError):
+    """A build or export could not write its output; the old file is unchanged."""
+
+
+def shorten(text: str, limit: int = 120) -> str:
+    """``text`` cut to about ``limit`` characters, saying how long it was."""
+    text = str(text)
+    if len(text) <= limit:
+        return text
+    return f"{text[: max(limit - 25, 10)]}... ({len(text)} characters)"
+
+
+def clip(value, limit: int = 60) -> str:
+    """``repr(value)`` cut to ``limit`` characters, for echoing user input in an error line."""
+    try:
+        text = repr(value)
+    except Exception:  # a user object whose repr fails
+        text = f"<{type(value).__name__}>"
+    if len(text) <= limit:
+        return text
+    return f"{text[: limit - 20]}... ({len(text)} characters)"

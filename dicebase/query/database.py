@@ -1,39 +1,117 @@
-"""A read-only connection to a dicebase file, DuckDB or SQLite, behind one interface."""
+"""A read-only connection to a dicebase file, DuckDB or SQLite, behind one interface.
+
+Every query runs on one worker thread per database while the caller waits
+for it; so Ctrl-C (which the waiting thread receives) and the time limit
+both stop a query through the engine's own ``interrupt()``, within a
+fraction of a second, on both stores and in any thread.  A memory ceiling
+(DuckDB ``memory_limit`` without spilling to disk, SQLite's length limit)
+and a row ceiling on ``run_sql`` keep one query from exhausting the machine.
+Every engine error reaches the caller as a ``DicebaseError`` subclass.
+"""
 
 from __future__ import annotations
 
+import concurrent.futures
+import errno
 import json
+import os
 import re
 import sqlite3
+import threading
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from dicebase import SCHEMA_VERSION
 from dicebase.location import Location, resolve
-from dicebase.query.base import BadInput, DatabaseMissing, NotInDatabase, ReadOnlyViolation
+from dicebase.query.base import (
+    BadInput,
+    DatabaseClosed,
+    DatabaseDamaged,
+    DatabaseLocked,
+    DatabaseMissing,
+    DicebaseError,
+    NotADicebaseDatabase,
+    NotInDatabase,
+    PermissionDenied,
+    QueryFailed,
+    QueryInterrupted,
+    QueryTimeout,
+    QueryTooLarge,
+    ReadOnlyViolation,
+    SchemaVersionMismatch,
+    clip,
+    shorten,
+)
 
-# Statement kinds the `sql` command runs; everything else is refused before it runs.
-_SQLITE_READ_KEYWORDS = {"SELECT", "WITH", "VALUES", "EXPLAIN", "PRAGMA", "FROM", "DESCRIBE", "SHOW", "SUMMARIZE"}
-_SQLITE_READ_PRAGMAS = {"table_info", "table_xinfo", "table_list", "index_list", "index_info"}
-_DUCKDB_READ_TYPES = {"SELECT", "EXPLAIN"}  # DuckDB parses DESCRIBE/SHOW/SUMMARIZE/FROM-first as SELECT
+#: Seconds a query may run before it is stopped (``None``: no limit).
+DEFAULT_TIMEOUT = 60.0
+#: DuckDB's buffer memory for one connection; nothing spills to disk, so this is the ceiling.
+DEFAULT_MEMORY_LIMIT = "2GB"
+#: Longest string or blob one SQLite value may hold (SQLite's own default is 1 GB).
+SQLITE_MAX_LENGTH = 100_000_000
+#: Most rows ``run_sql`` returns; a larger result is refused (use LIMIT, or ``dicebase export``).
+MAX_RESULT_ROWS = 1_000_000
+#: Seconds SQLite waits for another process's write lock before reporting the file as locked.
+SQLITE_BUSY_SECONDS = 2.0
+
+SQLITE_MAGIC = b"SQLite format 3\x00"
+DUCKDB_MAGIC = b"DUCK"  # at byte 8 of a DuckDB file
+
+# DuckDB statements `run_sql` runs (DuckDB parses DESCRIBE/SHOW/SUMMARIZE/FROM-first/VALUES as SELECT).
+_DUCKDB_READ_TYPES = {"SELECT", "EXPLAIN", "PRAGMA"}
+# Table functions that change state although they are called from a SELECT.
+_DUCKDB_REFUSED_TABLE_FUNCTIONS = {"checkpoint", "force_checkpoint"}
+# DuckDB pragmas that only read (any "=" assignment is refused as well).
+_DUCKDB_READ_PRAGMAS = {
+    "table_info", "show", "show_tables", "show_tables_expanded", "show_databases", "database_list",
+    "database_size", "storage_info", "version", "platform", "functions", "metadata_info",
+}
+
+# SQLite pragmas that only read.  Those in the first set take an argument (a table, an index, a
+# page budget); those in the second read a setting and are refused when they assign one.
+_SQLITE_PRAGMAS_WITH_ARGUMENT = {
+    "table_info", "table_xinfo", "table_list", "index_list", "index_info", "index_xinfo",
+    "foreign_key_list", "foreign_key_check", "integrity_check", "quick_check",
+}
+_SQLITE_READ_SETTINGS = {
+    "user_version", "application_id", "schema_version", "data_version", "page_count", "page_size",
+    "freelist_count", "encoding", "database_list", "collation_list", "function_list", "module_list",
+    "pragma_list", "compile_options", "max_page_count",
+}
+_SQLITE_ACTIONS = {
+    value: name[len("SQLITE_"):] for name, value in vars(sqlite3).items()
+    if name.startswith("SQLITE_") and isinstance(value, int) and 1 <= value <= 33
+}
 # Attributes a thread's twin of a Database must not share: the game query objects cache per connection.
 _PER_CONNECTION = ("threes", "rolled_ones", "ten_thousand")
 
 
-def _sqlite_authorizer(action, arg1, arg2, dbname, source):
-    """Allow reads only, whatever the statement: the file is also opened mode=ro."""
-    allowed = {
-        sqlite3.SQLITE_SELECT,
-        sqlite3.SQLITE_READ,
-        sqlite3.SQLITE_FUNCTION,
-        getattr(sqlite3, "SQLITE_RECURSIVE", 33),
-    }
-    if action in allowed:
-        return sqlite3.SQLITE_OK
-    if action == sqlite3.SQLITE_PRAGMA and (arg1 or "").lower() in _SQLITE_READ_PRAGMAS:
-        return sqlite3.SQLITE_OK
-    return sqlite3.SQLITE_DENY
+class _SqliteGuard:
+    """The SQLite authorizer: reads only, and it remembers why it refused a statement."""
+
+    def __init__(self):
+        self.refusal: str | None = None
+
+    def __call__(self, action, arg1, arg2, dbname, source):
+        if action in (sqlite3.SQLITE_SELECT, sqlite3.SQLITE_READ, sqlite3.SQLITE_FUNCTION,
+                      getattr(sqlite3, "SQLITE_RECURSIVE", 33)):
+            return sqlite3.SQLITE_OK
+        if action == sqlite3.SQLITE_UPDATE and arg1 == "sqlite_master" and source is None:
+            # SQLite asks this when a SELECT reads a table-valued pragma such as
+            # pragma_table_info() (the pragma itself is checked next); no write can
+            # succeed anyway: the file is opened mode=ro and writable_schema is refused.
+            return sqlite3.SQLITE_OK
+        if action == sqlite3.SQLITE_PRAGMA:
+            name = (arg1 or "").lower()
+            if name in _SQLITE_PRAGMAS_WITH_ARGUMENT or (name in _SQLITE_READ_SETTINGS and arg2 is None):
+                return sqlite3.SQLITE_OK
+            self.refusal = f"PRAGMA {name}" + (" with a value" if arg2 is not None else "") + " is not a read-only pragma"
+            return sqlite3.SQLITE_DENY
+        what = _SQLITE_ACTIONS.get(action, str(action)).replace("_", " ")
+        target = f" {arg1}" if arg1 else ""
+        self.refusal = f"{what}{target} is not a read"
+        return sqlite3.SQLITE_DENY
 
 
 def build_hint(loc: Location) -> str:
@@ -44,69 +122,326 @@ def build_hint(loc: Location) -> str:
     return f"dicebase build --db {loc.store}:///{loc.path.resolve()}"
 
 
-class Database:
-    """An open database.  Use as a context manager; every connection is read-only."""
+def _one_line(exc: BaseException) -> str:
+    return " ".join(str(exc).split())
 
-    def __init__(self, location: Location):
+
+def file_error(exc: OSError, path: Path, doing: str = "open") -> DicebaseError:
+    """An OSError about ``path`` as one DicebaseError line."""
+    name = clip(str(path), 120)
+    code = exc.errno
+    if code in (errno.EACCES, errno.EPERM):
+        return PermissionDenied(f"cannot {doing} {name}: permission denied")
+    if code == errno.ENAMETOOLONG:
+        return BadInput(f"cannot {doing} {name}: file name too long")
+    if code == errno.EROFS:
+        return PermissionDenied(f"cannot {doing} {name}: read-only file system")
+    if code == errno.ENOTDIR:
+        return BadInput(f"cannot {doing} {name}: a part of the path is a file, not a directory")
+    if code == errno.ENOENT:
+        return BadInput(f"cannot {doing} {name}: no such file or directory")
+    if code == errno.ENOSPC:
+        error = DicebaseError(f"cannot {doing} {name}: no space left on the device")
+        error.exit_code = 1
+        return error
+    return DicebaseError(f"cannot {doing} {name}: {exc.strerror or _one_line(exc)}")
+
+
+# DuckDB exception classes that describe the query itself (the user's SQL or parameters).
+_DUCKDB_QUERY_ERRORS = {
+    "ParserException", "SyntaxException", "BinderException", "CatalogException", "ConversionException",
+    "InvalidInputException", "InvalidTypeException", "NotImplementedException", "TypeMismatchException",
+    "OutOfRangeException", "ConstraintException", "DependencyException", "SequenceException",
+    "TransactionException", "ProgrammingError", "DataError",
+}
+
+
+def _kind(exc: BaseException) -> str:
+    """What went wrong, from the engine's error code or exception class (not from its text,
+    which may quote the user's own SQL): locked, permission, damaged, not-a-database,
+    version, memory, interrupt, refused, query or other."""
+    if isinstance(exc, sqlite3.Error):
+        primary = (getattr(exc, "sqlite_errorcode", None) or 0) & 0xFF
+        return {
+            5: "locked", 6: "locked", 3: "permission", 23: "refused", 11: "damaged", 26: "not-a-database",
+            18: "memory", 7: "memory", 9: "interrupt", 8: "refused", 14: "cannot-open", 13: "full", 10: "io",
+        }.get(primary, "query")
+    name = type(exc).__name__
+    if name in _DUCKDB_QUERY_ERRORS:
+        return "query"
+    if name == "InterruptException":
+        return "interrupt"
+    if name == "OutOfMemoryException":
+        return "memory"
+    if name == "PermissionException":
+        return "refused"
+    low = _one_line(exc).lower()
+    if "could not set lock" in low or "conflicting lock" in low:
+        return "locked"
+    if "permission denied" in low:
+        return "permission"
+    if "corrupt" in low or "checksum" in low:
+        return "damaged"
+    if "not a valid duckdb database" in low:
+        return "not-a-database"
+    if "storage version" in low or name == "SerializationException":
+        return "version"
+    if "no space left" in low or "disk is full" in low:
+        return "full"
+    return "other"
+
+
+def classify(exc: BaseException, loc: Location) -> DicebaseError:
+    """An engine error on ``loc`` as the specific DicebaseError a user can act on."""
+    message = shorten(_one_line(exc), 160)
+    path = loc.path
+    kind = _kind(exc)
+    if kind == "locked":
+        pid = re.search(r"\bPID (\d+)", _one_line(exc))
+        holder = f" (pid {pid.group(1)})" if pid else ""
+        which = "DuckDB's write lock" if loc.store == "duckdb" else "SQLite's write lock"
+        return DatabaseLocked(
+            f"{path} is locked by another process{holder} holding {which}; "
+            "wait for it to finish and try again (the file itself is fine)"
+        )
+    if kind == "permission":
+        return PermissionDenied(f"cannot read {path}: permission denied")
+    if kind == "damaged":
+        return DatabaseDamaged(f"{path} is damaged ({message}); rebuild it with: {build_hint(loc)} --force")
+    if kind == "not-a-database":
+        return NotADicebaseDatabase(f"{path} is not a {_store_name(loc)} database file")
+    if kind == "version":
+        return SchemaVersionMismatch(
+            f"{path} was written by another DuckDB storage version ({message}); rebuild it with: {build_hint(loc)} --force"
+        )
+    if kind == "memory":
+        return QueryTooLarge(f"the query needs more memory than the ceiling allows ({message})")
+    if kind == "refused":
+        return ReadOnlyViolation(f"refused: {message}")
+    if kind == "cannot-open":
+        if not os.access(path, os.R_OK):
+            return PermissionDenied(f"cannot read {path}: permission denied")
+        return DicebaseError(f"cannot open {path}: {message}")
+    if kind == "full":
+        error = DicebaseError(f"no space left on the device ({message})")
+        error.exit_code = 1
+        return error
+    if kind == "io":
+        return DicebaseError(f"cannot read {path}: {message}")
+    return QueryFailed(message)
+
+
+def _store_name(loc: Location) -> str:
+    return "DuckDB" if loc.store == "duckdb" else "SQLite"
+
+
+def _sniff(loc: Location) -> None:
+    """Refuse a file that is not the expected store's (cheap: reads 16 bytes)."""
+    path = loc.path
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(16)
+    except OSError as exc:
+        raise file_error(exc, path) from None
+    if loc.store == "duckdb" and head.startswith(SQLITE_MAGIC):
+        raise NotADicebaseDatabase(f"{path} is a SQLite file; open it as sqlite:///{path}")
+    if loc.store == "sqlite" and head[8:12] == DUCKDB_MAGIC:
+        raise NotADicebaseDatabase(f"{path} is a DuckDB file; open it as duckdb:///{path}")
+    if loc.store == "duckdb" and head[8:12] != DUCKDB_MAGIC:
+        raise NotADicebaseDatabase(f"{path} is not a DuckDB database file (nor a dicebase database)")
+    if loc.store == "sqlite" and head and not head.startswith(SQLITE_MAGIC):
+        raise NotADicebaseDatabase(f"{path} is not a SQLite database file (nor a dicebase database)")
+
+
+class Database:
+    """An open database.  Use as a context manager; every connection is read-only.
+
+    ``timeout`` (seconds, None for none) ends a query that runs longer with
+    QueryTimeout; ``memory_limit`` is DuckDB's memory ceiling; ``max_rows``
+    caps what ``run_sql`` returns.
+    """
+
+    def __init__(
+        self,
+        location: Location,
+        *,
+        timeout: float | None = DEFAULT_TIMEOUT,
+        memory_limit: str = DEFAULT_MEMORY_LIMIT,
+        max_rows: int = MAX_RESULT_ROWS,
+    ):
+        if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not timeout > 0):
+            raise BadInput(f"timeout must be a positive number of seconds or None, got {clip(timeout)}")
         self.location = location
+        self.timeout = None if timeout is None else float(timeout)
+        self.max_rows = max_rows
+        self.memory_limit = memory_limit
+        self._con = None
+        self._worker: concurrent.futures.ThreadPoolExecutor | None = None
+        self._interrupted_by: str | None = None
+        self._lock = threading.Lock()
         path = location.path
-        if path.is_dir():
+        try:
+            st = os.stat(path)
+        except FileNotFoundError:
+            raise DatabaseMissing(f"no database at {shorten(str(path), 200)}; build it with: {build_hint(location)}") from None
+        except OSError as exc:
+            raise file_error(exc, path) from None
+        import stat
+
+        if stat.S_ISDIR(st.st_mode):
             raise BadInput(f"{path} is a directory; give the database file, e.g. {path / 'dicebase.duckdb'}")
-        if not path.is_file():
-            raise DatabaseMissing(f"no database at {path}; build it with: {build_hint(location)}")
-        if location.store == "duckdb":
+        if not stat.S_ISREG(st.st_mode):
+            raise BadInput(f"{path} is not a regular file")
+        _sniff(location)
+        self._connect(memory_limit)
+        try:
+            self._check_version()
+        except BaseException:
+            self.close()
+            raise
+
+    def _connect(self, memory_limit: str) -> None:
+        loc = self.location
+        if loc.store == "duckdb":
             import duckdb
 
             try:
                 self._con = duckdb.connect(
-                    str(path), read_only=True, config={"enable_external_access": False}
+                    str(loc.path),
+                    read_only=True,
+                    config={
+                        "enable_external_access": False,
+                        "memory_limit": memory_limit,
+                        "temp_directory": "",  # never spill: the memory limit is a ceiling, and nothing is written
+                    },
                 )
             except duckdb.Error as exc:
-                raise NotInDatabase(
-                    f"{path} is not a readable DuckDB database ({_one_line(exc)[:80]}); "
-                    f"rebuild it with: {build_hint(location)} --force"
-                ) from None
+                raise classify(exc, loc) from None
         else:
-            self._con = sqlite3.connect(Path(path).resolve().as_uri() + "?mode=ro", uri=True, check_same_thread=False)
-            self._con.set_authorizer(_sqlite_authorizer)
-        try:
-            is_ours = self._has_relation("build_info")
-        except sqlite3.DatabaseError:
-            self.close()
-            raise NotInDatabase(
-                f"{path} is not a SQLite database; rebuild it with: {build_hint(location)} --force"
-            ) from None
-        if not is_ours:
-            self.close()
-            raise NotInDatabase(f"{path} is not a dicebase database; build it with: {build_hint(location)}")
+            uri = Path(loc.path).resolve().as_uri() + "?mode=ro"
+            try:
+                self._con = sqlite3.connect(uri, uri=True, check_same_thread=False, timeout=SQLITE_BUSY_SECONDS)
+            except sqlite3.Error as exc:
+                raise classify(exc, loc) from None
+            if hasattr(self._con, "setlimit"):
+                self._con.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, SQLITE_MAX_LENGTH)
+            self._guard = _SqliteGuard()
+            self._con.set_authorizer(self._guard)
+
+    def _check_version(self) -> None:
+        path = self.location.path
+        if not self._has_relation("build_info"):
+            raise NotADicebaseDatabase(
+                f"{path} is not a dicebase database (it has no build_info table); "
+                "give the path of a dicebase file, or build one at another path"
+            )
         row = self.fetchone("SELECT value FROM build_info WHERE key = 'schema_version'")
         if row is None or row[0] != str(SCHEMA_VERSION):
-            self.close()
-            found = row[0] if row else "unknown"
-            raise NotInDatabase(
-                f"{path} was built with schema version {found}, this dicebase reads version {SCHEMA_VERSION}; "
-                f"rebuild it with: {build_hint(location)} --force"
+            found = clip(row[0], 40) if row else "unknown"
+            raise SchemaVersionMismatch(
+                f"{path} was built with schema version {found}, this dicebase reads version '{SCHEMA_VERSION}'; "
+                f"rebuild it with: {build_hint(self.location)} --force"
             )
 
-    # -- plumbing ---------------------------------------------------------
+    # -- running queries ----------------------------------------------------
     @property
     def store(self) -> str:
         return self.location.store
 
+    def _run(self, work: Callable[[Any], Any]) -> Any:
+        """Run ``work(connection)`` on the worker thread, within the time limit.
+
+        Ctrl-C (KeyboardInterrupt in the waiting thread) and the time limit
+        stop the query with the engine's interrupt(); engine errors become
+        DicebaseError subclasses.
+        """
+        con = self._con
+        if con is None:
+            raise DatabaseClosed("the database is closed; open it again with dicebase.open(...)")
+        with self._lock:
+            if self._worker is None:
+                self._worker = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="dicebase-query")
+            worker = self._worker
+        self._interrupted_by = None
+        future = worker.submit(self._guarded, work, con)
+        try:
+            return future.result(timeout=self.timeout)
+        except concurrent.futures.TimeoutError:
+            self._stop(future, "timeout")
+            raise QueryTimeout(
+                f"the query ran longer than {self.timeout:g} s and was stopped; nothing was changed"
+            ) from None
+        except KeyboardInterrupt:
+            self._stop(future, "ctrl-c")
+            raise
+
+    def _stop(self, future, why: str) -> None:
+        self._interrupted_by = why
+        self._con.interrupt()
+        try:
+            future.result(timeout=5)
+        except BaseException:  # the interrupted query's own error: the caller gets ours
+            pass
+
+    def _guarded(self, work, con):
+        if self.store == "sqlite":
+            self._guard.refusal = None
+        try:
+            return work(con)
+        except DicebaseError:
+            raise
+        except Exception as exc:
+            raise self._translate(exc) from None
+
+    def _translate(self, exc: Exception) -> DicebaseError:
+        if _kind(exc) == "interrupt":
+            if self._interrupted_by == "interrupt":
+                return QueryInterrupted("the query was interrupted; nothing was changed")
+            return QueryTimeout("the query was stopped; nothing was changed")
+        if self.store == "sqlite" and self._guard.refusal:
+            return ReadOnlyViolation(f"refused: {self._guard.refusal}; the sql command runs read-only statements")
+        if isinstance(exc, (TypeError, ValueError, OverflowError)) or (
+            isinstance(exc, sqlite3.ProgrammingError) and "binding" in str(exc)
+        ):
+            return BadInput(f"bad query parameters: {shorten(_one_line(exc), 200)}")
+        if isinstance(exc, (sqlite3.Error, OSError)) or type(exc).__module__.startswith(("duckdb", "_duckdb")):
+            return classify(exc, self.location)
+        raise exc
+
+    def interrupt(self) -> None:
+        """Stop the running query from another thread; it raises QueryInterrupted."""
+        con = self._con
+        if con is not None:
+            self._interrupted_by = "interrupt"
+            con.interrupt()
+
     def execute(self, sql: str, params: tuple | list = ()):
-        """A cursor over the rows of one statement (for streaming large results)."""
-        return self._con.execute(sql, params)
+        """A cursor over the rows of one statement (for streaming large results; no time limit)."""
+        _check_statement(sql, params)
+        if self._con is None:
+            raise DatabaseClosed("the database is closed; open it again with dicebase.open(...)")
+        try:
+            return self._con.execute(sql, params)
+        except Exception as exc:
+            raise self._translate(exc) from None
 
     def fetchall(self, sql: str, params: tuple | list = ()) -> list[tuple]:
-        return self._con.execute(sql, params).fetchall()
+        _check_statement(sql, params)
+        return self._run(lambda con: con.execute(sql, params).fetchall())
 
     def fetchone(self, sql: str, params: tuple | list = ()) -> tuple | None:
-        return self._con.execute(sql, params).fetchone()
+        _check_statement(sql, params)
+        return self._run(lambda con: con.execute(sql, params).fetchone())
 
     def columns(self, sql: str, params: tuple | list = ()) -> tuple[list[str], list[tuple]]:
-        cur = self._con.execute(sql, params)
-        names = [d[0] for d in cur.description] if cur.description else []
-        return names, cur.fetchall()
+        _check_statement(sql, params)
+
+        def work(con):
+            cur = con.execute(sql, params)
+            names = [d[0] for d in cur.description] if cur.description else []
+            return names, cur.fetchall()
+
+        return self._run(work)
 
     def _has_relation(self, name: str) -> bool:
         if self.store == "sqlite":
@@ -124,15 +459,25 @@ class Database:
         DuckDB: a cursor of this connection (one database instance, its settings
         and limits); SQLite: a new read-only connection.  Close it before this one.
         """
+        if self._con is None:
+            raise DatabaseClosed("the database is closed; open it again with dicebase.open(...)")
         if self.store == "sqlite":
-            return Database(self.location)
+            twin = Database(self.location, timeout=self.timeout, memory_limit=self.memory_limit)
+            twin.max_rows = self.max_rows
+            return twin
         twin = object.__new__(Database)
         twin.__dict__.update({k: v for k, v in self.__dict__.items() if k not in ("_con", *_PER_CONNECTION)})
         twin._con = self._con.cursor()
+        twin._worker = None  # its own query thread, lock and interrupt state
+        twin._lock = threading.Lock()
+        twin._interrupted_by = None
         return twin
 
     def close(self) -> None:
-        con, self._con = getattr(self, "_con", None), None
+        con, self._con = self._con, None
+        worker, self._worker = self._worker, None
+        if worker is not None:
+            worker.shutdown(wait=True)
         if con is not None:
             con.close()
 
@@ -144,38 +489,81 @@ class Database:
 
     # -- read-only SQL for users ----------------------------------------
     def run_sql(self, query: str, params: tuple | list = ()) -> tuple[list[str], list[tuple]]:
-        """Run one read-only statement; refuse anything that writes or touches files."""
-        text = query.strip().rstrip(";").strip()
-        if not text:
-            raise ReadOnlyViolation("empty query; give one SELECT statement")
-        keyword = _first_keyword(text)
-        if keyword == "EXPLAIN" and re.match(r"\s*EXPLAIN\s+ANALY[SZ]E\b", text, flags=re.I):
-            raise ReadOnlyViolation("refused: EXPLAIN ANALYZE runs its statement; use plain EXPLAIN")
-        if keyword not in _SQLITE_READ_KEYWORDS:
-            raise ReadOnlyViolation(_refusal(keyword))
-        if self.store == "duckdb":
-            import duckdb
+        """Run one read-only statement; refuse anything that writes or touches files.
 
+        DuckDB statements are classified by DuckDB's own parser; SQLite's are
+        checked by its authorizer as they are prepared (and the file is open
+        read-only in any case).
+        """
+        _check_statement(query, params)
+        text = query.strip()
+        if not text.rstrip(";").strip():
+            raise BadInput("empty query; give one SELECT statement")
+        if self.store == "duckdb":
+            self._check_duckdb_statement(text)
+        limit = self.max_rows
+
+        def work(con):
+            cur = con.execute(text, params)
+            names = [d[0] for d in cur.description] if cur.description else []
+            rows = cur.fetchmany(limit + 1)
+            return names, rows
+
+        names, rows = self._run(work)
+        if len(rows) > limit:
+            raise QueryTooLarge(
+                f"the result has more than {limit:,} rows; add a LIMIT, or copy whole tables with dicebase export"
+            )
+        return names, rows
+
+    def _check_duckdb_statement(self, text: str) -> None:
+        """Refuse what is not a read, by DuckDB's own parser and tokenizer."""
+        def parse(sql):
             try:
-                statements = self._con.extract_statements(text)
-            except duckdb.Error as exc:
-                raise ReadOnlyViolation(_one_line(exc)) from None
-            if len(statements) != 1:
-                raise ReadOnlyViolation(f"one statement at a time, got {len(statements)}")
-            kind = statements[0].type.name
-            if kind not in _DUCKDB_READ_TYPES:
-                raise ReadOnlyViolation(_refusal(keyword))
-            try:
-                return self.columns(text, params)
-            except duckdb.Error as exc:
-                raise ReadOnlyViolation(_one_line(exc)) from None
+                return self._run(lambda con: con.extract_statements(sql))
+            except QueryFailed as exc:
+                raise ReadOnlyViolation(f"cannot parse the query: {exc}") from None
+
+        statements = parse(text)
+        if len(statements) != 1:
+            raise ReadOnlyViolation(f"one statement at a time, got {len(statements)}")
+        kind = statements[0].type.name
+        if kind not in _DUCKDB_READ_TYPES:
+            raise ReadOnlyViolation(_refusal(kind))
+        tokens = [(pos, text[pos:end].strip()) for pos, end in _token_spans(text)]
+        words = [word for _, word in tokens]
+        if kind == "EXPLAIN":
+            if len(words) > 1 and words[1].upper() in ("ANALYZE", "ANALYSE"):
+                raise ReadOnlyViolation("refused: EXPLAIN ANALYZE runs its statement; use plain EXPLAIN")
+            inner = text[tokens[1][0]:] if len(tokens) > 1 else ""
+            inner_statements = parse(inner) if inner else []
+            if len(inner_statements) != 1 or inner_statements[0].type.name != "SELECT":
+                raise ReadOnlyViolation("refused: EXPLAIN runs here only for a SELECT statement")
+            text = inner
+        if kind == "PRAGMA":
+            name = words[1].lower() if len(words) > 1 else ""
+            if name not in _DUCKDB_READ_PRAGMAS or "=" in words:
+                raise ReadOnlyViolation(f"refused: PRAGMA {shorten(name, 40)} is not a read-only pragma")
+            return
         try:
-            return self.columns(text, params)
-        except (sqlite3.DatabaseError, sqlite3.ProgrammingError, sqlite3.Warning) as exc:
-            message = _one_line(exc)
-            if "not authorized" in message or "readonly" in message:
-                message = f"refused: the database is read-only ({message})"
-            raise ReadOnlyViolation(message) from None
+            tree = self._run(lambda con: con.execute("SELECT json_serialize_sql(?)", [text]).fetchone()[0])
+        except DicebaseError:
+            return  # no json extension: the read-only connection is still the guard
+        for name in _table_functions(json.loads(tree)):
+            if name.lower() in _DUCKDB_REFUSED_TABLE_FUNCTIONS:
+                raise ReadOnlyViolation(f"refused: {name}() changes the database file; the sql command only reads")
+
+    def sql(self, query: str, params: dict[str, Any] | tuple | list = ()) -> "Result":
+        """Run one read-only statement (as ``dicebase sql``) and return its :class:`Result`.
+
+        ``params`` binds ``$name`` placeholders from a dict (both stores) or
+        ``?`` placeholders from a sequence; ``.df()``, ``.pl()`` and ``.arrow()``
+        on the result hand it to pandas, polars or pyarrow when installed.
+        """
+        from dicebase.query.result import Result
+
+        names, rows = self.run_sql(query, params)
+        return Result(list(names), rows)
 
     # -- metadata ---------------------------------------------------------
     def info(self) -> dict[str, Any]:
@@ -223,6 +611,8 @@ class Database:
         return [g for (g,) in self.fetchall("SELECT game FROM build_games ORDER BY game")]
 
     def require_game(self, game: str) -> None:
+        if not isinstance(game, str):
+            raise BadInput(f"a game is a name such as threes, got {clip(game)}")
         if game not in self.games():
             cli = game.replace("_", "-")
             raise NotInDatabase(f"{cli} is not built into {self.location.path}; add it with: {build_hint(self.location)} {cli}")
@@ -251,21 +641,61 @@ class Database:
         return Queries(self)
 
 
-def _refusal(keyword: str) -> str:
-    what = f"{keyword} statements" if keyword else "this statement"
-    return f"refused: {what} cannot run here; the sql command runs one read-only SELECT, WITH, VALUES or EXPLAIN statement"
+def _check_statement(sql, params) -> None:
+    """BadInput unless ``sql`` is text and ``params`` a list, tuple or dict of values."""
+    if not isinstance(sql, str):
+        raise BadInput(f"the query must be SQL text, got {clip(sql)}")
+    if "\x00" in sql:
+        raise BadInput("the query contains a NUL character")
+    if not isinstance(params, (tuple, list, dict)):
+        raise BadInput(f"query parameters must be a list or tuple of values, got {clip(params)}")
 
 
-def _first_keyword(text: str) -> str:
-    text = re.sub(r"^(\s*(--[^\n]*\n|/\*.*?\*/))*", "", text, flags=re.S)
-    match = re.match(r"\s*\(?\s*([A-Za-z]+)", text)
-    return match.group(1).upper() if match else ""
+def _token_spans(text: str) -> list[tuple[int, int]]:
+    """(start, end) of each token but comments, by DuckDB's tokenizer (a token's text runs to the next)."""
+    import duckdb
+
+    starts = [pos for pos, kind in duckdb.tokenize(text) if kind != duckdb.token_type.comment]
+    return [(start, end) for start, end in zip(starts, starts[1:] + [len(text)])]
 
 
-def _one_line(exc: BaseException) -> str:
-    return " ".join(str(exc).split())
+def _table_functions(node) -> list[str]:
+    """Names of every table function in a DuckDB parse tree (json_serialize_sql)."""
+    found = []
+    if isinstance(node, dict):
+        if node.get("type") == "TABLE_FUNCTION":
+            function = node.get("function") or {}
+            found.append(str(function.get("function_name", "")))
+        for value in node.values():
+            found.extend(_table_functions(value))
+    elif isinstance(node, list):
+        for value in node:
+            found.extend(_table_functions(value))
+    return found
 
 
-def open(target: str | Location | None = None) -> Database:  # noqa: A001
-    loc = target if isinstance(target, Location) else resolve(target)
-    return Database(loc)
+def _refusal(kind: str) -> str:
+    return (
+        f"refused: {kind} statements cannot run here; the sql command runs one read-only "
+        "SELECT, WITH, VALUES, EXPLAIN or read-only PRAGMA statement"
+    )
+
+
+def open(  # noqa: A001
+    target: str | os.PathLike | Location | None = None,
+    *,
+    timeout: float | None = DEFAULT_TIMEOUT,
+    memory_limit: str = DEFAULT_MEMORY_LIMIT,
+) -> Database:
+    """Open a database read-only: a path, a duckdb:/// or sqlite:/// URL, a Location, or None (the default)."""
+    if target is not None and not isinstance(target, (str, os.PathLike, Location)):
+        raise BadInput(f"the database must be a path or a duckdb:///, sqlite:/// URL, got {clip(target)}")
+    if isinstance(target, os.PathLike) and not isinstance(os.fspath(target), str):
+        raise BadInput(f"the database path must be text, got {clip(target)}")
+    if isinstance(target, str) and "\x00" in target:
+        raise BadInput("the database path contains a NUL character")
+    try:
+        loc = target if isinstance(target, Location) else resolve(target)
+    except ValueError as exc:
+        raise BadInput(str(exc)) from None
+    return Database(loc, timeout=timeout, memory_limit=memory_limit)

@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from dicebase.query.base import BadInput, NotInDatabase, whole_number
+from dicebase.query.base import BadInput, NotInDatabase, clip, text_choice, whole_number
 from dicebase.rules.rolled_ones import POLICY_NAMES, Rules, reachable_turns
 STATES = "rolled_ones_states"
 FINAL = "rolled_ones_p_exceed"
@@ -214,7 +214,7 @@ def policy_name(name: str) -> str:
     key = str(name).strip().lower().replace("-", "_")
     if key not in POLICY_NAMES:
         allowed = ", ".join(n.replace("_", "-") for n in POLICY_NAMES)
-        raise BadInput(f"unknown policy {name!r}; allowed: {allowed}")
+        raise BadInput(f"unknown policy {clip(name)}; allowed: {allowed}")
     return key
 
 
@@ -239,6 +239,8 @@ class Queries:
     def variant(self, name: str | None = None) -> Variant:
         """The named variant; without a name 'standard', or the only one built."""
         known = self._variants
+        if name is not None:
+            text_choice(name, "variant")
         if name is None:
             if "standard" in known:
                 return known["standard"]
@@ -246,12 +248,14 @@ class Queries:
                 return next(iter(known.values()))
             raise BadInput(f"several variants are built; choose one with --variant: {', '.join(known)}")
         if name not in known:
-            raise BadInput(f"unknown variant {name!r}; this database has: {', '.join(known) or 'none'}")
+            raise BadInput(f"unknown variant {clip(name)}; this database has: {', '.join(known) or 'none'}")
         return known[name]
 
     # -- validation -------------------------------------------------------
     def state(self, v: Variant, player, score, opponent, turn_total, ones) -> State:
         """Check a state against the variant's rules and stored bounds (BadInput with what is allowed)."""
+        if not isinstance(v, Variant):
+            raise BadInput(f"v must be a Variant (from .variant(name)), got {clip(v)}")
         p, i, j, k, o = (_whole(x, name) for x, name in (
             (player, "player"), (score, "score"), (opponent, "opponent score"), (turn_total, "turn total"), (ones, "ones")
         ))

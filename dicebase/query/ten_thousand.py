@@ -8,9 +8,10 @@ of the state the keep leads to (:data:`DUEL_LOOKAHEAD_SQL` is the documented que
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import asdict, dataclass, field
 
-from dicebase.query.base import BadInput, NotInDatabase, whole_number
+from dicebase.query.base import BadInput, NotInDatabase, clip, text_choice, whole_number
 
 from dicebase.rules.ten_thousand import MAX_POINTS, PRESETS
 
@@ -240,6 +241,8 @@ class Queries:
         self.db = db
         self._rules: dict[str, dict] | None = None
         self._classes: dict[str, dict] = {}
+        self._goals: dict[str, int] = {}
+        self._rule_sets: dict[str, object] = {}
 
     # -- rule sets -------------------------------------------------------
     def rule_sets(self) -> dict[str, dict]:
@@ -253,6 +256,7 @@ class Queries:
         return self._rules
 
     def _rule(self, rules: str) -> dict:
+        text_choice(rules, "rules")
         built = self.rule_sets()
         if rules not in built:
             if rules in PRESETS:
@@ -265,6 +269,7 @@ class Queries:
 
     def classes(self, rules: str) -> dict[tuple[int, int], tuple[float, int | None]]:
         """(dice, triple) -> (farkle chance, smallest turn total reaching it) for a built rule set."""
+        text_choice(rules, "rules")
         if rules not in self._classes:
             try:
                 rows = self.db.fetchall(
@@ -301,11 +306,16 @@ class Queries:
             what = "6 dice again (after hot dice)" if (n, t) == (rule["dice"], 0) else _class_name(n, t)
             raise BadInput(f"a turn reaches {what} only with a turn total of at least {low}, got {k}")
 
-    def _scores(self, rule: dict, score, opponent) -> tuple[int, int, int]:
-        goal, unit = self.goal(rule["name"]), rule["unit"]
+    def _scores(self, rules: str, score, opponent) -> tuple[int, int, int]:
+        goal, unit = self.goal(rules), self._rule(rules)["unit"]
         i = _points(score, "--score", unit, goal - unit, f" (the player to move is below the goal {goal})")
         j = _points(opponent, "--opponent", unit, MAX_POINTS, f" (at or above the goal {goal}: your last turn)")
         return goal, i, j
+
+    def _shape(self, rules: str) -> tuple[int, int]:
+        """(scoring unit, dice at a turn start) of a built rule set (50 and 6 in every preset)."""
+        rule = self._rule(rules)
+        return rule["unit"], rule["dice"]
 
     # -- (a) -----------------------------------------------------------
     def odds(self, dice, triple=0, rules: str = "ten-thousand") -> list[OddsRow]:
@@ -330,6 +340,8 @@ class Queries:
         ``opponent``: the two-player win probability; an opponent at or above the goal means
         this is the last turn, and every keep is valued by the chance to end above it."""
         rule = self._rule(rules)
+        if isinstance(dice, (str, bytes, dict)) or not hasattr(dice, "__iter__"):
+            raise BadInput(f"dice must be a list of faces 1-6, e.g. [1, 5, 2], got {clip(dice)}")
         faces = [_int(f, "a die", "a face 1-6") for f in dice]
         if not 1 <= len(faces) <= rule["dice"]:
             raise BadInput(f"give the faces of 1-{rule['dice']} rolled dice, got {len(faces)}")
@@ -344,21 +356,20 @@ class Queries:
         if (score is None) != (opponent is None):
             raise BadInput("give both --score and --opponent (two-player game) or neither (solitaire turn)")
         last = False
+        keeps = self._keeps(rules, n, t, roll)
         if score is None:
-            rows = self.db.fetchall(*positional(SOLITAIRE_LOOKAHEAD_SQL, dict(k=k, rules=rules, dice=n, triple=t, roll=roll)))
             objective, goal, farkle_value = EXPECTED, None, 0.0
+            values = self._solitaire_values(rules, k, keeps)
         else:
-            goal, i, j = self._scores(rule, score, opponent)
-            unit, start = rule["unit"], rule["dice"]
+            goal, i, j = self._scores(rules, score, opponent)
             objective = WIN
             if j >= goal:  # the last turn: end above the opponent or lose
                 last, farkle_value = True, 0.0
-                rows = self.db.fetchall(*positional(LAST_TURN_SQL, dict(
-                    need=j - i - k + unit, rules=rules, dice=n, triple=t, roll=roll)))
+                values = self._last_turn_values(rules, j - i - k + rule["unit"], keeps)
             else:
-                farkle_value = 1.0 - self._turn_start(rule, goal, j, i)
-                rows = self.db.fetchall(*positional(DUEL_LOOKAHEAD_SQL, dict(
-                    k=k, i=i, j=j, goal=goal, rules=rules, dice=n, triple=t, roll=roll, unit=unit, start=start)))
+                values, w_ji = self._duel_values(rules, goal, i, j, k, keeps)
+                farkle_value = 1.0 - w_ji
+        rows = [(*keep[1:], *value) for keep, value in zip(keeps, values)]
         actions = [
             KeepAction([int(c) for c in keep], int(p), int(da), int(ta), bool(hd), bool(dom), float(v), then)
             for keep, p, _used, da, ta, hd, dom, v, then in rows
@@ -368,22 +379,132 @@ class Queries:
                     float(farkle_value), actions)
 
     def goal(self, rules: str) -> int:
+        text_choice(rules, "rules")
+        if rules in self._goals:
+            return self._goals[rules]
         row = self.db.fetchone("SELECT MAX(goal) FROM ten_thousand_policy_duel WHERE rules = ?", (rules,))
         if not row or row[0] is None:
             raise NotInDatabase(
                 f"the two-player game of {rules!r} is not built; add it with: dicebase build ten-thousand "
                 f"--force -o 'ten-thousand.duel_rules=[\"{rules}\"]'"
             )
-        return int(row[0])
+        self._goals[rules] = int(row[0])
+        return self._goals[rules]
 
-    def _turn_start(self, rule: dict, goal: int, i: int, j: int) -> float:
-        """W(i, j): win probability of the player about to start a turn with score i against j."""
-        (w,) = self.db.fetchone(
-            "SELECT p_win FROM ten_thousand_duel WHERE rules = ? AND goal = ? AND score = ? AND opponent = ? "
-            "AND turn_total = 0 AND dice = ? AND triple = 0",
-            (rule["name"], goal, i, j, rule["dice"]),
+    # -- the lookahead, in Python over a few key-range reads ------------------
+    # Each reads one contiguous key range (a few row groups in DuckDB, an index range in
+    # SQLite); the values are those of the documented queries (DUEL_LOOKAHEAD_SQL and the
+    # others above), whose joins take DuckDB 10-30 ms (tests/test_ten_thousand_db.py
+    # checks the two agree).
+    def _keeps(self, rules: str, n: int, t: int, roll: str | None) -> list[tuple]:
+        """(roll, keep, points, dice_used, dice_after, triple_after, hot_dice, dominated) of
+        one roll of (n dice, triple t), ordered by keep; of every roll (by roll, keep) when
+        ``roll`` is None.  One roll's keeps come from the rules (dicebase.rules, the code
+        that wrote ten_thousand_keeps): one query fewer."""
+        if roll is None:
+            return self.db.fetchall(
+                "SELECT roll, keep, points, dice_used, dice_after, triple_after, hot_dice, dominated "
+                "FROM ten_thousand_keeps WHERE rules = ? AND dice = ? AND triple = ? ORDER BY roll, keep",
+                (rules, n, t),
+            )
+        from dicebase.rules.ten_thousand import dominated_flags, legal_keeps
+
+        counts = tuple(roll.count(str(face)) for face in range(1, 7))
+        keeps = legal_keeps(self._rule_set(rules), counts, n, t)
+        rows = [(roll, "".join(str(f) * c for f, c in enumerate(kp.kept, start=1)), kp.points, kp.dice,
+                 kp.n_after, kp.t_after, kp.dice == n, dom) for kp, dom in zip(keeps, dominated_flags(keeps))]
+        return sorted(rows, key=lambda row: row[1])
+
+    def _rule_set(self, rules: str):
+        """The RuleSet the database was built with (from build_variants.rules_json)."""
+        if rules not in self._rule_sets:
+            from dicebase.rules.ten_thousand import RuleSet
+
+            stored = self._rule(rules)
+            self._rule_sets[rules] = RuleSet(**{k: tuple(v) if isinstance(v, list) else v for k, v in stored.items()})
+        return self._rule_sets[rules]
+
+    def _turn_starts(self, rules: str, goal: int, i: int, opponents: list[int]) -> dict[int, float]:
+        """W(i, j) for each opponent score j: turn-start win probabilities."""
+        marks = ", ".join("?" * len(set(opponents)))
+        rows = self.db.fetchall(
+            "SELECT opponent, p_win FROM ten_thousand_duel WHERE rules = ? AND goal = ? AND score = ? "
+            f"AND opponent IN ({marks}) AND turn_total = 0 AND dice = ? AND triple = 0",
+            (rules, goal, i, *sorted(set(opponents)), self._shape(rules)[1]),
         )
-        return float(w)
+        return {int(o): float(p) for o, p in rows}
+
+    def _exceed(self, rules: str, lo: int, hi: int, n: int | None = None, t: int | None = None) -> dict:
+        """(need, dice, triple) -> optimal P_exceed for needs lo..hi (one class, or all)."""
+        sql = ("SELECT need, dice, triple, p_exceed FROM ten_thousand_exceed WHERE rules = ? "
+               "AND policy = 'optimal' AND need BETWEEN ? AND ?")
+        params: tuple = (rules, lo, hi)
+        if n is not None:
+            sql, params = sql + " AND dice = ? AND triple = ?", (*params, n, t)
+        return {(int(m), int(d), int(c)): float(p) for m, d, c, p in self.db.fetchall(sql, params)}
+
+    def _duel_values(self, rules: str, goal: int, i: int, j: int, k: int,
+                     keeps: list[tuple]) -> tuple[list[tuple[float, str]], float]:
+        """(value, then) of each keep as DUEL_LOOKAHEAD_SQL values it, and W(j, i)."""
+        points = [keep[2] for keep in keeps]
+        stored = {}
+        if keeps:
+            rows = self.db.fetchall(
+                "SELECT turn_total, dice, triple, p_win FROM ten_thousand_duel WHERE rules = ? AND goal = ? "
+                "AND score = ? AND opponent = ? AND turn_total BETWEEN ? AND ?",
+                (rules, goal, i, j, k + min(points), k + max(points)),
+            )
+            stored = {(int(kk), int(d), int(c)): float(p) for kk, d, c, p in rows}
+        unit, start = self._shape(rules)
+        banked = [i + k + p for p in points]
+        starts = self._turn_starts(rules, goal, j, [i, *(b for b in banked if b < goal)])
+        over = [b - j + unit for b in banked if b >= goal]
+        exceed = self._exceed(rules, min(over), max(over), start, 0) if over else {}
+        if i not in starts or any(b not in starts for b in banked if b < goal):
+            raise NotInDatabase(f"ten_thousand_duel lacks turn-start values of score {j}; rebuild: "
+                                "dicebase build ten-thousand --force")
+        values = []
+        for (_roll, _keep, p, _used, da, ta, _hd, _dom), b in zip(keeps, banked):
+            v = stored.get((k + p, da, ta))
+            if v is not None:
+                values.append((v, "roll"))
+            elif b < goal:
+                values.append((1 - starts[b], "bank"))
+            else:
+                values.append((1 - exceed.get((b - j + unit, start, 0), 0), "bank"))
+        return values, starts[i]
+
+    def _last_turn_values(self, rules: str, need: int, keeps: list[tuple]) -> list[tuple[float, str]]:
+        """(value, then) of each keep as LAST_TURN_SQL values it (``need``: what the turn must still gain)."""
+        short = [need - keep[2] for keep in keeps if keep[2] < need]
+        exceed = self._exceed(rules, min(short), max(short)) if short else {}
+        return [(1.0, "bank") if p >= need else (exceed.get((need - p, da, ta), 0), "roll")
+                for _roll, _keep, p, _used, da, ta, _hd, _dom in keeps]
+
+    def _solitaire_values(self, rules: str, k: int, keeps: list[tuple]) -> list[tuple[float, str]]:
+        """(value, then) of each keep as SOLITAIRE_LOOKAHEAD_SQL values it."""
+        if not keeps:
+            return []
+        points = [keep[2] for keep in keeps]
+        rows = self.db.fetchall(
+            "SELECT turn_total, dice, triple, value, action FROM ten_thousand_solitaire WHERE rules = ? "
+            "AND turn_total BETWEEN ? AND ?",
+            (rules, k + min(points), k + max(points)),
+        )
+        stored = {(int(kk), int(d), int(c)): (float(v), a) for kk, d, c, v, a in rows}
+        return [stored.get((k + p, da, ta), (k + p, "bank")) for _roll, _keep, p, _used, da, ta, _hd, _dom in keeps]
+
+    def _bank_value(self, rules: str, goal: int, i: int, j: int, k: int) -> float:
+        """BANK_VALUE_SQL: 1 - W(j, i + k) below the goal, else 1 - P_exceed(i + k - j + unit)."""
+        if i + k < goal:
+            w = self._turn_starts(rules, goal, j, [i + k])
+            if not w:
+                raise NotInDatabase(f"ten_thousand_duel lacks the turn start ({j}, {i + k}); rebuild: "
+                                    "dicebase build ten-thousand --force")
+            return 1 - w[i + k]
+        unit, start = self._shape(rules)
+        need = i + k - j + unit
+        return 1 - self._exceed(rules, need, need, start, 0).get((need, start, 0), 0)
 
     def state(self, score, opponent, turn_total, dice=None, triple=0, rules: str = "ten-thousand") -> State:
         """Win probability, optimal action and both action values of ANY two-player pre-roll state.
@@ -392,14 +513,14 @@ class Queries:
         value from :data:`BANK_VALUE_SQL` and the roll value by one-step lookahead
         (:data:`ROLL_VALUE_SQL`); last-turn states (opponent >= goal) from ten_thousand_exceed."""
         rule = self._rule(rules)
-        unit, start = rule["unit"], rule["dice"]
+        unit = rule["unit"]
         k = _points(turn_total, "--turn-total", unit)
-        n = _int(start if dice is None else dice, "--dice", "1-6")
+        n = _int(rule["dice"] if dice is None else dice, "--dice", "1-6")
         if not 1 <= n <= rule["dice"]:
             raise BadInput(f"--dice must be 1-{rule['dice']}, got {n}")
         t = self._triple(rule, n, triple)
         self._check_turn(rule, n, t, k)
-        goal, i, j = self._scores(rule, score, opponent)
+        goal, i, j = self._scores(rules, score, opponent)
         key = (rules, goal, i, j, k, n, t)
         if j >= goal:
             need = j - i - k + unit
@@ -419,9 +540,7 @@ class Queries:
         can_bank = k > 0 and (i > 0 or k >= rule["opening_minimum"])
         bank = None
         if can_bank:
-            (bank,) = self.db.fetchone(*positional(BANK_VALUE_SQL, dict(
-                i=i, j=j, k=k, goal=goal, rules=rules, unit=unit, start=start)))
-            bank = float(bank)
+            bank = float(self._bank_value(rules, goal, i, j, k))
         row = self.db.fetchone(
             "SELECT p_win FROM ten_thousand_duel WHERE rules = ? AND goal = ? AND score = ? AND opponent = ? "
             "AND turn_total = ? AND dice = ? AND triple = ?",
@@ -434,10 +553,18 @@ class Queries:
         if bank is None:
             raise NotInDatabase(f"state {key} should be a stored roll state but is missing; rebuild: "
                                 "dicebase build ten-thousand --force")
-        farkle = 1.0 - self._turn_start(rule, goal, j, i)
-        (roll_value,) = self.db.fetchone(*positional(ROLL_VALUE_SQL, dict(
-            i=i, j=j, k=k, goal=goal, rules=rules, dice=n, triple=t, farkle=farkle, unit=unit, start=start)))
-        return State(*key, False, bank, "bank", float(roll_value), bank,
+        # ROLL_VALUE_SQL: each roll's best keep, a farkle worth 1 - W(j, i), weighted by the roll's chance
+        keeps = self._keeps(rules, n, t, None)
+        values, w_ji = self._duel_values(rules, goal, i, j, k, keeps)
+        best: dict[str, float] = {}
+        for keep, (v, _then) in zip(keeps, values):
+            best[keep[0]] = max(v, best.get(keep[0], v))
+        rolls = self.db.fetchall(
+            "SELECT roll, probability FROM ten_thousand_rolls WHERE rules = ? AND dice = ? AND triple = ?",
+            (rules, n, t),
+        )
+        roll_value = math.fsum(float(p) * best.get(r, 1.0 - w_ji) for r, p in rolls)
+        return State(*key, False, bank, "bank", roll_value, bank,
                      "bank state (not stored: banking is optimal): bank value from BANK_VALUE_SQL, roll value "
                      "by one-step lookahead over every roll (ROLL_VALUE_SQL)")
 

@@ -19,6 +19,7 @@ can only stand with n <= 3, so there are 3 + 3 * 7 = 24 pre-roll ``(n, t)`` clas
 
 from __future__ import annotations
 
+import reprlib
 from dataclasses import asdict, dataclass, field
 from functools import lru_cache
 from itertools import combinations_with_replacement, product
@@ -225,8 +226,14 @@ def check_options(options: dict) -> tuple[list[RuleSet], list[RuleSet], int]:
         if isinstance(value, str):
             value = [v for v in value.split(",") if v]
         if not isinstance(value, list) or not (value or allow_empty):
-            raise ValueError(f"ten-thousand.{key} must be a list of rule sets ({', '.join(known)}), got {value!r}")
-        unknown = [v for v in value if not isinstance(v, str) or v not in known]
+            raise ValueError(
+                f"ten-thousand.{key} must be a list of rule sets ({', '.join(known)}), got {reprlib.repr(value)}"
+            )
+        if not all(isinstance(v, str) for v in value):
+            raise ValueError(
+                f"ten-thousand.{key} must be a list of rule-set names ({', '.join(known)}), got {reprlib.repr(value)}"
+            )
+        unknown = [v for v in value if v not in known]
         if unknown:
             raise ValueError(f"ten-thousand.{key}: unknown rule set {unknown[0]!r}; known: {', '.join(known)}")
         return [known[v] for v in dict.fromkeys(value)]

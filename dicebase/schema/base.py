@@ -122,8 +122,10 @@ build_tables = table(
         String,
         nullable=False,
         comment=(
-            "sha256 over each column's sha256, in column order; a column's sha256 covers its values "
-            "in write order as int64 / float64 / bool bytes or NUL-separated UTF-8 text"
+            "hex sha256 of the text '<column>:<column sha256 hex>;' for every column in schema order; a column's "
+            "sha256 covers its values with rows ordered by the primary key, each value as 8 little-endian bytes "
+            "(INTEGER/SMALLINT/BOOLEAN as int64, DOUBLE as IEEE float64), or UTF-8 text plus one 0x00 byte "
+            "(VARCHAR), or the single byte 0xFF for NULL; `dicebase verify` recomputes it"
         ),
     ),
     Column("write_seconds", Double, nullable=False, comment="seconds spent writing the rows"),

@@ -340,9 +340,9 @@ def heuristic_sum(ssum, G, om, kh, hroll, Hh, Ho, pexd, pexh, hsg, hgp, hgo, hop
             Ho[j, i] = A2 + B2 * h
 
 @njit(cache=True, parallel=True)
-def collect_rows(ssum, G, out_val, out_roll, out_kmax, all_rows):
-    """The stored rows of every pair of this sum, pairs in order of i, each by (k, s):
-    (rows per pair, k, s, value, roll).  ``all_rows`` False keeps the roll states
+def collect_rows(ssum, G, out_val, out_roll, out_kmax, all_rows, order):
+    """The stored rows of every pair of this sum, pairs in order of i, each by k, then the
+    classes s in ``order``: (rows per pair, k, s, value, roll).  ``all_rows`` False keeps the roll states
     except k = 0 with fewer than six dice (s > 0), which no turn reaches."""
     S = out_val.shape[2]
     i0 = max(0, ssum - G + 1)
@@ -365,7 +365,7 @@ def collect_rows(ssum, G, out_val, out_roll, out_kmax, all_rows):
     for p in prange(n):
         r = start[p]
         for k in range(out_kmax[p] + 1):
-            for s in range(S):
+            for s in order:
                 if all_rows or (out_roll[p, k, s] and (k > 0 or s == 0)):
                     K[r] = k
                     Sx[r] = s

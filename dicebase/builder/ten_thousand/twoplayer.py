@@ -92,7 +92,7 @@ class TwoPlayer:
     rules: RuleSet
     goal: int  # units
     W: np.ndarray  # (G, G) turn-start win probability of the player to move
-    i: np.ndarray  # state keys, one row per stored state
+    i: np.ndarray  # state keys, one row per stored state, by (i, j, k, dice, triple)
     j: np.ndarray
     k: np.ndarray
     s: np.ndarray
@@ -135,6 +135,9 @@ def solve(rules: RuleSet, goal_units: int, tol: float = 1e-13, progress=None,
     kmax = np.zeros((G, G), dtype=np.int64)
     count = np.zeros((G, G), dtype=np.int64)  # stored rows per pair
     chunks = {}  # score sum -> its rows (collect_rows), pairs by i
+    # rows by (score, opponent, turn total, dice, triple): the database's key order
+    states = turn_states(rules)
+    order = np.array(sorted(range(S), key=lambda s: states[s]), dtype=np.int64)
     sums = range(2 * G - 2, -1, -1)
     if heuristic:
         from .heuristic import roll_table  # heuristic imports solitaire only: no cycle
@@ -165,7 +168,7 @@ def solve(rules: RuleSet, goal_units: int, tol: float = 1e-13, progress=None,
             ii = np.arange(max(0, ssum - G + 1), min(ssum, G - 1) + 1)
             kmax[ii, ssum - ii] = out_kmax[: ii.size]
             if keep_tables:
-                chunks[ssum] = collect_rows(ssum, G, out_val, out_roll, out_kmax, rows == "all")
+                chunks[ssum] = collect_rows(ssum, G, out_val, out_roll, out_kmax, rows == "all", order)
                 count[ii, ssum - ii] = chunks[ssum][0]
 
     run(sums if progress is None else progress(sums, "two-player solve (score sums)", length=len(sums)))
