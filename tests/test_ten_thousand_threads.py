@@ -88,3 +88,13 @@ def test_build_threads_bad_value(tmp_path, value):
     assert done.stderr.startswith("Error:") and "--threads" in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1
     assert not db.exists()
+
+
+def test_a_failing_pair_stops_the_solve_with_one_clear_error():
+    """The prange bodies return error codes (a raise there would make numba run the loop
+    serially); the solve turns the first one into a ValueError naming the score sum."""
+    from dicebase.builder.ten_thousand import twoplayer
+    from dicebase.rules.ten_thousand import TEN_THOUSAND
+
+    with pytest.raises(ValueError, match=r"score sum \d+: policy iteration did not settle"):
+        twoplayer.solve(TEN_THOUSAND, 4, tol=-1.0, keep_tables=False)  # no slack is ever <= -1

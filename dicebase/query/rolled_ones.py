@@ -292,7 +292,12 @@ class Queries:
     def best(self, player, score, opponent, turn_total, ones, variant: str | None = None) -> StateValue:
         """Optimal play at state (p, i, j, k, o): P_roll, P_hold, the best action and P."""
         v = self.variant(variant)
-        s = self.state(v, player, score, opponent, turn_total, ones)
+        return self._best(v, self.state(v, player, score, opponent, turn_total, ones))[0]
+
+    def _best(self, v: Variant, s: State, extra: str = "") -> tuple[StateValue, tuple]:
+        """best() at a checked state; ``extra``: more rolled_ones_states columns, read in the
+        same query when the value comes from that table (else an empty tuple)."""
+        more = ()
         if s.p == 2 and s.j >= v.goal:
             delta = max(s.j - s.i - s.k, -1)
             row = self.db.fetchone(
@@ -306,15 +311,18 @@ class Queries:
             source = COMPUTED
         else:
             row = self.db.fetchone(
-                f"SELECT p_roll, p_hold, best, p_win FROM {STATES} "
+                f"SELECT p_roll, p_hold, best, p_win{extra} FROM {STATES} "
                 "WHERE variant = ? AND p = ? AND i = ? AND j = ? AND k = ? AND o = ?",
                 (v.name, s.p, s.i, s.j, s.k, s.o),
             )
             source = STATES
+            if row is not None:
+                row, more = row[:4], tuple(row[4:])
         if row is None:
             raise NotInDatabase(f"no stored value for {s} in {v.name}; rebuild with: dicebase build rolled-ones --force")
         p_roll, p_hold, best, p_win = row
-        return StateValue(v.name, s, float(p_roll), float(p_hold), best, float(p_win), source, rank(p_roll, p_hold, best))
+        value = StateValue(v.name, s, float(p_roll), float(p_hold), best, float(p_win), source, rank(p_roll, p_hold, best))
+        return value, more
 
     def _p(self, v: Variant, p, i, j, k, o) -> float:
         row = self.db.fetchone(
@@ -368,16 +376,10 @@ class Queries:
         pname = policy_name(name)
         v = self.variant(variant)
         s = self.state(v, player, score, opponent, turn_total, ones)
-        title = self.db.fetchone(
-            "SELECT title FROM rolled_ones_policies WHERE variant = ? AND policy = ?", (v.name, pname)
-        )
-        opt = self.best(s.p, s.i, s.j, s.k, s.o, variant=v.name)
+        title = self._titles.get((v.name, pname))
+        # the policy's columns come with the optimal values, in one query
+        opt, row = self._best(v, s, f", {pname}_action, {pname}_p_win_moving, {pname}_p_win_waiting")
         if opt.source == STATES:
-            row = self.db.fetchone(
-                f"SELECT {pname}_action, {pname}_p_win_moving, {pname}_p_win_waiting FROM {STATES} "
-                "WHERE variant = ? AND p = ? AND i = ? AND j = ? AND k = ? AND o = ?",
-                (v.name, s.p, s.i, s.j, s.k, s.o),
-            )
             action, moving, waiting = row[0], float(row[1]), float(row[2])
         elif opt.source == COMPUTED:  # every human policy holds when it can win (player 2 at the goal)
             action, moving, waiting = "hold", 1.0, 0.0
@@ -387,7 +389,7 @@ class Queries:
         return PolicyAdvice(
             v.name,
             pname,
-            title[0] if title else pname,
+            title or pname,
             s,
             action,
             opt.best,
@@ -397,6 +399,11 @@ class Queries:
             moving,
             waiting,
         )
+
+    @cached_property
+    def _titles(self) -> dict[tuple[str, str], str]:
+        """(variant, policy) -> title: the few rows of rolled_ones_policies, read once."""
+        return {(v, p): t for v, p, t in self.db.fetchall("SELECT variant, policy, title FROM rolled_ones_policies")}
 
     def disagreements(self, name, limit: int = 10, variant: str | None = None) -> list[Disagreement]:
         """The states where a human policy's action costs most against the optimal one."""

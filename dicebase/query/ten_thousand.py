@@ -98,6 +98,12 @@ FROM ten_thousand_rolls r LEFT JOIN kv ON kv.roll = r.roll
 WHERE r.rules = :rules AND r.dice = :dice AND r.triple = :triple
 """
 
+#: ROLL_VALUE_SQL's terms before the sum: (probability, best keep's value or NULL for a farkle) per roll.
+ROLL_PARTS_SQL = ROLL_VALUE_SQL.replace(
+    "SELECT SUM(r.probability * COALESCE(kv.best, :farkle)) AS roll_value", "SELECT r.probability, kv.best"
+)
+assert ROLL_PARTS_SQL != ROLL_VALUE_SQL
+
 #: Value of every keep of a roll in the solitaire turn by one-step lookahead.
 #: Named parameters :k, :rules, :dice, :triple, :roll.  Past the stored bound banking is
 #: optimal and the value is the turn total itself.
@@ -243,6 +249,7 @@ class Queries:
         self._classes: dict[str, dict] = {}
         self._goals: dict[str, int] = {}
         self._rule_sets: dict[str, object] = {}
+        self._odds: dict[tuple[str, int, int], list[OddsRow]] | None = None
 
     # -- rule sets -------------------------------------------------------
     def rule_sets(self) -> dict[str, dict]:
@@ -324,12 +331,14 @@ class Queries:
         if not 1 <= n <= rule["dice"]:
             raise BadInput(f"--dice must be 1-{rule['dice']}, got {n}")
         t = self._triple(rule, n, triple)
-        rows = self.db.fetchall(
-            "SELECT combination, outcomes, probability, mean_points, mean_combination_points "
-            "FROM ten_thousand_odds WHERE rules = ? AND dice = ? AND triple = ? ORDER BY position",
-            (rules, n, t),
-        )
-        return [OddsRow(c, int(o), float(p), float(m), float(cm)) for c, o, p, m, cm in rows]
+        if self._odds is None:  # a few hundred rows: read once per connection
+            self._odds = {}
+            for r, d, c3, c, o, p, m, cm in self.db.fetchall(
+                "SELECT rules, dice, triple, combination, outcomes, probability, mean_points, mean_combination_points "
+                "FROM ten_thousand_odds ORDER BY rules, dice, triple, position"
+            ):
+                self._odds.setdefault((r, int(d), int(c3)), []).append(OddsRow(c, int(o), float(p), float(m), float(cm)))
+        return list(self._odds.get((rules, n, t), []))
 
     # -- (c), (d) ----------------------------------------------------------
     def best(self, dice, turn_total=0, triple=0, score=None, opponent=None,
@@ -356,25 +365,40 @@ class Queries:
         if (score is None) != (opponent is None):
             raise BadInput("give both --score and --opponent (two-player game) or neither (solitaire turn)")
         last = False
-        keeps = self._keeps(rules, n, t, roll)
+        sqlite = self.db.store == "sqlite"  # its indexed joins run the documented queries fastest
+        keeps = [] if sqlite else self._keeps(rules, n, t, roll)
         if score is None:
             objective, goal, farkle_value = EXPECTED, None, 0.0
-            values = self._solitaire_values(rules, k, keeps)
+            sql, params = SOLITAIRE_LOOKAHEAD_SQL, dict(k=k, rules=rules, dice=n, triple=t, roll=roll)
+            values = None if sqlite else self._solitaire_values(rules, k, keeps)
         else:
             goal, i, j = self._scores(rules, score, opponent)
             objective = WIN
             if j >= goal:  # the last turn: end above the opponent or lose
                 last, farkle_value = True, 0.0
-                values = self._last_turn_values(rules, j - i - k + rule["unit"], keeps)
+                need = j - i - k + rule["unit"]
+                sql, params = LAST_TURN_SQL, dict(need=need, rules=rules, dice=n, triple=t, roll=roll)
+                values = None if sqlite else self._last_turn_values(rules, need, keeps)
             else:
-                values, w_ji = self._duel_values(rules, goal, i, j, k, keeps)
+                sql, params = DUEL_LOOKAHEAD_SQL, dict(k=k, i=i, j=j, goal=goal, rules=rules, dice=n, triple=t, roll=roll,
+                                                       unit=rule["unit"], start=rule["dice"])
+                if sqlite:
+                    w_ji = self._turn_starts(rules, goal, j, [i]).get(i)
+                    if w_ji is None:
+                        raise NotInDatabase(f"ten_thousand_duel lacks the turn start ({j}, {i}); rebuild: "
+                                            "dicebase build ten-thousand --force")
+                else:
+                    values, w_ji = self._duel_values(rules, goal, i, j, k, keeps)
                 farkle_value = 1.0 - w_ji
-        rows = [(*keep[1:], *value) for keep, value in zip(keeps, values)]
+        if sqlite:
+            rows = self.db.fetchall(*positional(sql, params))
+        else:
+            rows = [(*keep[1:], *value) for keep, value in zip(keeps, values)]
         actions = [
             KeepAction([int(c) for c in keep], int(p), int(da), int(ta), bool(hd), bool(dom), float(v), then)
             for keep, p, _used, da, ta, hd, dom, v, then in rows
         ]
-        actions.sort(key=lambda a: (-a.value, -a.points, -len(a.keep)))
+        actions.sort(key=lambda a: (-a.value, -a.points, -len(a.keep), a.keep))
         return Best(objective, rules, sorted(faces), k, t, score, opponent, goal, last, not actions,
                     float(farkle_value), actions)
 
@@ -553,17 +577,24 @@ class Queries:
         if bank is None:
             raise NotInDatabase(f"state {key} should be a stored roll state but is missing; rebuild: "
                                 "dicebase build ten-thousand --force")
-        # ROLL_VALUE_SQL: each roll's best keep, a farkle worth 1 - W(j, i), weighted by the roll's chance
-        keeps = self._keeps(rules, n, t, None)
-        values, w_ji = self._duel_values(rules, goal, i, j, k, keeps)
-        best: dict[str, float] = {}
-        for keep, (v, _then) in zip(keeps, values):
-            best[keep[0]] = max(v, best.get(keep[0], v))
-        rolls = self.db.fetchall(
-            "SELECT roll, probability FROM ten_thousand_rolls WHERE rules = ? AND dice = ? AND triple = ?",
-            (rules, n, t),
-        )
-        roll_value = math.fsum(float(p) * best.get(r, 1.0 - w_ji) for r, p in rolls)
+        # ROLL_VALUE_SQL: each roll's best keep, a farkle worth 1 - W(j, i), weighted by the roll's
+        # chance; summed here (math.fsum) so that both stores give the same bits
+        if self.db.store == "sqlite":  # its indexed joins run the documented query fastest
+            farkle = 1.0 - self._turn_starts(rules, goal, j, [i])[i]
+            parts = self.db.fetchall(*positional(ROLL_PARTS_SQL, dict(
+                i=i, j=j, k=k, goal=goal, rules=rules, dice=n, triple=t, unit=unit, start=rule["dice"])))
+        else:
+            keeps = self._keeps(rules, n, t, None)
+            values, w_ji = self._duel_values(rules, goal, i, j, k, keeps)
+            farkle = 1.0 - w_ji
+            best: dict[str, float] = {}
+            for keep, (v, _then) in zip(keeps, values):
+                best[keep[0]] = max(v, best.get(keep[0], v))
+            parts = [(p, best.get(r)) for r, p in self.db.fetchall(
+                "SELECT roll, probability FROM ten_thousand_rolls WHERE rules = ? AND dice = ? AND triple = ?",
+                (rules, n, t),
+            )]
+        roll_value = math.fsum(float(p) * (farkle if v is None else float(v)) for p, v in parts)
         return State(*key, False, bank, "bank", roll_value, bank,
                      "bank state (not stored: banking is optimal): bank value from BANK_VALUE_SQL, roll value "
                      "by one-step lookahead over every roll (ROLL_VALUE_SQL)")

@@ -192,6 +192,16 @@ class Queries:
             out[name] = Built(tuple(s["ties"]), int(s["players_after"][1]))
         return out
 
+    @cached_property
+    def _expected_scores(self) -> dict[str, dict[tuple[int, bool], float]]:
+        """variant -> (dice_left, must_keep_two) -> expected score: a few rows, read once."""
+        out: dict[str, dict[tuple[int, bool], float]] = {}
+        for name, dl, f, e in self.db.fetchall(
+            "SELECT variant, dice_left, must_keep_two, expected_score FROM threes_expected_scores"
+        ):
+            out.setdefault(name, {})[(int(dl), bool(f))] = float(e)
+        return out
+
     def variants(self) -> list[Variant]:
         return list(self._variants.values())
 
@@ -308,13 +318,7 @@ class Queries:
         if to_beat is None and players_after is None:
             if ties is not None:
                 raise BadInput("--ties applies to the win objective only: add --to-beat and/or --players-after")
-            stored = {
-                (int(dl), bool(f)): float(e)
-                for dl, f, e in self.db.fetchall(
-                    "SELECT dice_left, must_keep_two, expected_score FROM threes_expected_scores WHERE variant = ?",
-                    (v.name,),
-                )
-            }
+            stored = self._expected_scores[v.name]
             actions = [Action(tuple(roll[:a]), score + cost[a] + stored[(d - a, a == 0)]) for a in keeps]
             return Best(EXPECTED, v.name, tuple(roll), score, must_keep_two, None, None, None,
                         rank(actions, maximize=False))
