@@ -1,4 +1,4 @@
-"""Measure build seconds, database size and lookup latency; write BENCHMARKS.md.
+"""Measure build seconds, database size, lookup latency and seconds per figure; write BENCHMARKS.md.
 
     python benchmarks/run.py                 # every game, both stores
     python benchmarks/run.py --games threes  # one game
@@ -264,6 +264,12 @@ def main() -> None:
         counts = ["--threads", args.thread_counts] if args.thread_counts else []
         result = subprocess.run([sys.executable, str(threads_script), *counts], check=True, capture_output=True, text=True)
         extra += ["", "## 10,000: two-player solve by thread count", "", result.stdout.strip()]
+    plots_script = ROOT / "benchmarks" / "plots.py"
+    duckdb_files = [arg for (game, store), path in paths.items() if store == "duckdb" for arg in ("--db", str(path))]
+    if plots_script.exists() and duckdb_files and not args.code:
+        result = subprocess.run([sys.executable, str(plots_script), *duckdb_files], check=True, capture_output=True,
+                                text=True)
+        extra += ["", "## Figures (`dicebase plot`, target < 2 s each)", "", result.stdout.strip()]
     if args.json_out:
         Path(args.json_out).write_text(json.dumps(figures, indent=1, sort_keys=True) + "\n")
     out = Path(args.out)

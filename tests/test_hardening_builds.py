@@ -280,3 +280,30 @@ def test_a_killed_build_leaves_the_file_and_the_next_build_cleans_up(toys, tmp_p
     pipeline.build(["toy"], f"duckdb:///{path}", quiet=True)
     assert not list(tmp_path.glob("*.tmp-*"))
     assert _games_in(f"duckdb:///{path}") == {"toy", "toy_b"}
+
+
+def test_an_unreadable_file_injected_is_permission_denied_and_kept(toys, tmp_path, run_cli, monkeypatch):
+    """As root no file mode stops a read, so the operating system's refusal is injected at open."""
+    import errno
+    import pathlib
+
+    path = tmp_path / "secret.duckdb"
+    pipeline.build(["toy_b"], f"duckdb:///{path}", quiet=True)
+    before = digest(path)
+    real_open = pathlib.Path.open
+
+    def refusing_open(self, *args, **kwargs):
+        if self.name == path.name:
+            raise PermissionError(errno.EACCES, "Permission denied", str(self))
+        return real_open(self, *args, **kwargs)
+
+    monkeypatch.setattr(pathlib.Path, "open", refusing_open)
+    with pytest.raises(PermissionDenied):
+        dicebase.open(path)
+    code, _, err = run_cli(["info", "--db", str(path)])
+    assert code == 2 and err.count("\n") == 1 and "permission denied" in err and "rebuild" not in err
+    code, _, err = run_cli(["build", "toy", "--db", str(path), "-q", "--force"])
+    assert code == 2 and err.count("\n") == 1 and "permission denied" in err
+    monkeypatch.undo()
+    assert digest(path) == before
+    assert _games_in(f"duckdb:///{path}") == {"toy_b"}

@@ -105,12 +105,12 @@ def game_dbs(built_db):
 
 
 @pytest.mark.parametrize("args", EXAMPLES, ids=[" ".join(a)[:60] for a in EXAMPLES])
-def test_a_closed_stdout_is_not_an_error(args, game_dbs):
+def test_a_closed_stdout_is_not_an_error(args, game_dbs, tmp_path):
     read_end, write_end = os.pipe()
     os.close(read_end)  # the reader is gone before the first byte: `| head -0`
-    try:
+    try:  # in a scratch directory: an example may write a file (sql --output, plot --out)
         proc = subprocess.run([*DICEBASE, *_with_db(args, game_dbs)], stdout=write_end, stderr=subprocess.PIPE,
-                              text=True, timeout=120)
+                              text=True, timeout=120, cwd=tmp_path)
     finally:
         os.close(write_end)
     assert "Traceback" not in proc.stderr and proc.stderr.count("\n") <= 1, proc.stderr
@@ -441,3 +441,36 @@ def test_leftover_export_temporaries_are_removed(dbs, tmp_path, run_cli):
     code, _, err = run_cli(["export", "--format", "sqlite", "--out", str(out), "--db", str(dbs["duckdb"]), "-q"])
     assert code == 0, err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out.sqlite", "out.sqlite.lock"]
+
+
+def test_a_closed_stdout_after_build_export_and_help(tmp_path, dbs):
+    target = tmp_path / "b.duckdb"
+    for args in (["build", "threes", "-o", "threes.max_players=2", "--db", str(target), "-q"],
+                 ["export", "--format", "csv", "--out", str(tmp_path / "csv"), "--db", str(dbs["duckdb"]), "-q"],
+                 ["--help"], ["threes", "best", "--help"], []):
+        read_end, write_end = os.pipe()
+        os.close(read_end)
+        try:
+            proc = subprocess.run([*DICEBASE, *args], stdout=write_end, stderr=subprocess.PIPE, text=True, timeout=300)
+        finally:
+            os.close(write_end)
+        assert proc.returncode == 0 and proc.stderr == "", (args, proc.stderr)
+    assert (tmp_path / "csv").is_dir() and target.is_file()
+
+
+@pytest.mark.parametrize("store", ["duckdb", "sqlite"])
+def test_ctrl_c_stops_a_python_api_query_within_a_second(dbs, store):
+    code = (
+        "import os, signal, sys, threading, time, dicebase\n"
+        f"db = dicebase.open({f'{store}:///{dbs[store]}'!r}, timeout=None)\n"
+        "sent = []\n"
+        "threading.Timer(1.0, lambda: (sent.append(time.monotonic()), os.kill(os.getpid(), signal.SIGINT))).start()\n"
+        "try:\n"
+        f"    db.run_sql({SLOW_QUERIES[0]!r})\n"
+        "except KeyboardInterrupt:\n"
+        "    print(f'{time.monotonic() - sent[0]:.3f}')\n"
+        "db.close()\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0 and proc.stderr == "", proc.stderr
+    assert float(proc.stdout) < 1.0

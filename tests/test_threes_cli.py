@@ -134,7 +134,10 @@ def test_seats_json(run_cli, dbarg):
     "args, fragment",
     [
         (["best", "3", "1", "7"], "faces must be 1..6"),
-        (["best", "1", "2", "3", "4", "5", "6"], "1..5 dice"),
+        (["best", *["1"] * 5001], "1..5000 dice"),
+        (["best", "1", "2", "3", "4", "5", "6", "--players-after", "2"], "up to 5 dice"),
+        (["expected", "--dice", "5001"], "1..5000"),
+        (["chances", "--dice", "51"], "1..50"),
         (["best", "1", "2", "--score", "-3"], ">= 0"),
         (["best", "1", "2", "3", "4", "--score", "3"], "impossible"),
         (["best", "1", "2", "--variant", "fancy"], "unknown variant"),
@@ -159,8 +162,7 @@ def test_seats_json(run_cli, dbarg):
         (["seats", "--players", "1"], "players must be a whole number 2..5"),
         (["seats", "--players", "21"], "rounds of up to 20"),
         (["seats"], "--players"),
-        (["chances", "--dice", "6"], "dice must be a whole number 1..5"),
-        (["chances", "--dice", "0"], "dice must be a whole number 1..5"),
+        (["chances", "--dice", "0"], "dice must be a whole number 1..50"),  # 6..50: the many-dice chances
         (["chances", "--dice", "1", "--variant", "reroll", "--must-keep-two"], "2 or more dice"),
         (["chances", "--ties", "never"], "never"),
         (["expected", "--variant", "fancy"], "unknown variant"),

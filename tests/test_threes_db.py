@@ -208,8 +208,10 @@ def test_sentinel_means_nobody_finished(db):
     [
         (dict(dice=[3, 1, 7]), "faces must be 1..6"),
         (dict(dice=[0, 1]), "faces must be 1..6"),
-        (dict(dice=[1, 2, 3, 4, 5, 6]), "1..5 dice"),
-        (dict(dice=[]), "1..5 dice"),
+        (dict(dice=[1] * 5001), "1..5000 dice"),  # the many-dice table's range (issue 13)
+        (dict(dice=[]), "1..5000 dice"),
+        (dict(dice=[1, 2, 3, 4, 5, 6], to_beat=7), "up to 5 dice"),  # the win tables hold 5
+        (dict(dice=[1, 2, 3, 4, 5, 6], score=-1), "score must be a whole number >= 0"),
         (dict(dice=[1, 2], score=-1), ">= 0"),
         (dict(dice=[1, 2, 3, 4], score=3), "impossible with 1 kept die"),
         (dict(dice=[1, 2, 3, 4, 5], score=2), "must be 0"),
@@ -406,7 +408,8 @@ def test_other_lookups_raise_bad_input_only(db, value, where):
 
 # ----------------------------------------------------------------------------- store parity
 TABLES = ["threes_variants", "threes_rolls", "threes_expected_scores", "threes_expected_policy",
-          "threes_expected_dist", "threes_win", "threes_win_policy", "threes_win_dist", "threes_seats"]
+          "threes_expected_dist", "threes_win", "threes_win_policy", "threes_win_dist", "threes_seats",
+          "threes_many_dice", "threes_many_dice_keeps", "threes_many_dice_chances"]
 
 
 def _rows(database, table):

@@ -154,7 +154,7 @@ def test_generated_page_states_never_fail(pages, game, path):
     """Any query string gives the page (with the CLI's line for a refused state), never a server error."""
     client = pages(game)
 
-    @settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
+    @settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
     @given(st.lists(st.tuples(st.sampled_from(_PAGE_KEYS), _page_values), max_size=6))
     def check(items):
         response = client.get(path, params=items)

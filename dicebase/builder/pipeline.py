@@ -172,7 +172,9 @@ def parse_options(game: str, overrides: dict[str, Any] | None, *, base: dict | N
     return options
 
 
-def _existing_games(loc: Location, force: bool, wanted: dict[str, dict] | None = None) -> dict[str, dict] | None:
+def _existing_games(
+    loc: Location, force: bool, wanted: dict[str, dict] | None = None, quiet: bool = True
+) -> dict[str, dict] | None:
     """The games in an existing database of this schema version; None when there is no file.
 
     A file that is not a dicebase database of this schema version (another
@@ -200,6 +202,9 @@ def _existing_games(loc: Location, force: bool, wanted: dict[str, dict] | None =
                 if g in games and games[g]["options"] == opts and games[g]["package_version"] == dicebase.__version__
             ]
             if to_check:
+                if not quiet:
+                    print(f"checking the stored tables of {', '.join(to_check)} against their checksums ...",
+                          file=sys.stderr, flush=True)
                 for check in verify(db, to_check):
                     games[check.game]["intact"] &= check.ok
     except (NotADicebaseDatabase, DatabaseDamaged, SchemaVersionMismatch) as exc:
@@ -353,13 +358,14 @@ def build(
     variants to what the target already holds for their game (or to the game's defaults);
     ``force_size`` builds rule sets whose estimated solve exceeds the limits.
     """
-    loc = target if isinstance(target, Location) else resolve(target)
     if house_rules and not games:
         games = [h.game for h in house_rules]
     try:
+        loc = target if isinstance(target, Location) else resolve(target)
         names = [registry.canonical(g) for g in (games or list(registry.GAMES))]
-    except ValueError as exc:
-        raise BuildError(str(exc)) from None
+    except (TypeError, ValueError, AttributeError) as exc:
+        raise BuildError(str(exc) if isinstance(exc, ValueError) else
+                         f"give the target as a path or URL and the games as names ({exc})") from None
     names = list(dict.fromkeys(names))
     overrides = {registry.canonical(g): o for g, o in (options or {}).items()}
     stray = set(overrides) - set(names)
@@ -403,7 +409,7 @@ def _build_locked(
     storage_version: str | None, threads: int,
 ) -> BuildReport:
     """The build proper, under the target's lock: what the file holds now is what is kept."""
-    existing = _existing_games(loc, force, None if force else game_options)
+    existing = _existing_games(loc, force, None if force else game_options, quiet)
     up_to_date = [
         g
         for g in names

@@ -311,13 +311,25 @@ def solver_settings(max_players: int, ties: list[str]) -> dict:
 
 def build(ctx, options: dict) -> None:
     """Solve every variant and tie rule and write the threes_* tables."""
+    from dicebase.builder import threes_many
+
     max_players, variants, ties_rules = check_options(options, check_size=False)  # checked: validate_options
+    many, chances = {}, {}
     for name, rules in variants.items():
         ctx.variant(name, rules.record(), solver_settings(max_players, ties_rules))
         with ctx.step(f"{name}: rules and rolls"):
             write_variant(ctx, rules)
         with ctx.step(f"{name}: expected score"):
             write_expected(ctx, solve_expected(rules))
+        has_zero = 0 in rules.worth  # the many-dice solvers need a face worth 0 (house rules may have none)
+        if options["many_dice"] and has_zero:
+            with ctx.step(f"{name}: expected score with 1..{options['many_dice']} dice"):
+                many[name] = threes_many.solve_many(rules, options["many_dice"])
+                threes_many.write_many(ctx, many[name])
+        if options["many_dice_chances"] and has_zero:
+            with ctx.step(f"{name}: the last player's chances with 1..{options['many_dice_chances']} dice"):
+                chances[name] = threes_many.solve_many_chances(rules, options["many_dice_chances"])
+                threes_many.write_chances(ctx, chances[name])
         for ties in ties_rules:
             with ctx.step(f"{name} {ties}: win probabilities, {max_players} players"):
                 sol = solve_win(rules, ties, max_players)
@@ -325,6 +337,10 @@ def build(ctx, options: dict) -> None:
                 write_win(ctx, sol)
     ctx.note("tie_break", "fewest dice kept among keeps within 1e-12 of the best")
     ctx.note("no_target", {n: r.no_target for n, r in variants.items()})
+    if many:
+        ctx.note("many_dice", {n: threes_many.settings(sol) for n, sol in many.items()})
+    if chances:
+        ctx.note("many_dice_chances", {n: threes_many.chance_settings(sol) for n, sol in chances.items()})
 
 
 def write_variant(ctx, rules: Rules) -> None:

@@ -30,6 +30,7 @@ GAME_GROUPS = {
     "threes": "dicebase.cli.threes",
     "rolled-ones": "dicebase.cli.rolled_ones",
     "ten-thousand": "dicebase.cli.ten_thousand",
+    "plot": "dicebase.cli.plot",
 }
 #: Other commands that load lazily: name -> module whose ``group`` is the command.
 LAZY_COMMANDS = {**GAME_GROUPS, "rules": "dicebase.cli.rules"}
@@ -378,7 +379,9 @@ def export(fmt, out, force, quiet, storage_version, db_path):
               help="Address to listen on; 0.0.0.0 shares the advisor with every device on your network.")
 @click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535),
               help="TCP port (0: any free port, printed at start).")
-def serve(db_path, host, port):
+@click.option("--timeout", default=10.0, show_default=True, type=click.FloatRange(min=0, min_open=True),
+              metavar="SECONDS", help="Stop a lookup that runs longer (the answer is a 503 error).")
+def serve(db_path, host, port, timeout):
     """Serve the web advisor and the HTTP JSON API from the database (read-only).
 
     Every lookup `dicebase GAME COMMAND ... --json` is also
@@ -399,7 +402,7 @@ def serve(db_path, host, port):
         missing = (exc.name or "a module").split(".")[0]
         raise click.ClickException(f"dicebase serve needs the web extras ({missing} is missing): "
                                    "pip install 'dicebase[serve]'") from None
-    run(open_db(db_path), host, port)
+    run(open_db(db_path, timeout=timeout), host, port)
 
 
 def error_line(exc: BaseException) -> tuple[str, int] | None:

@@ -58,6 +58,12 @@ def best(dice, variant, score, to_beat, players_after, must_keep_two, ties, db_p
     --format csv prints one row per keep, best first (rank 1), each with the
     whole state (an empty to_beat means nobody has finished yet).
 
+    Bounds: the win objective (the N-player tables) covers rolls of up to the
+    built dice (5) and rounds of up to the built max_players (12 by default,
+    at most 20; see `dicebase info`). The expected-score objective also takes
+    rolls of any size up to the built many_dice (5000 by default), ranking
+    every keep from threes_many_dice; on exact ties there it keeps every 3.
+
     Example:
 
     \b
@@ -100,10 +106,16 @@ def _table_doc(answer) -> dict:
 
 @group.command()
 @_variant_option
+@click.option("--dice", type=int, default=None,
+              help="Answer for a turn of this many dice, 1 up to the built many_dice (5000 by default).")
 @db_option
 @output_option
-def expected(variant, db_path, fmt, as_json):
+def expected(variant, dice, db_path, fmt, as_json):
     """Expected final score of a turn played to minimise it, per dice left.
+
+    Without --dice: every dice count of the built game (1..5). With --dice N:
+    a turn of N dice, read from the many-dice table (seed 000's open question:
+    from about 150 dice on it no longer changes in double precision).
 
     Rows with must_keep_two=true are the states right after a re-roll (reroll
     variant): that roll must keep at least two dice.
@@ -112,16 +124,19 @@ def expected(variant, db_path, fmt, as_json):
 
     \b
         dicebase threes expected --variant reroll --json
+        dicebase threes expected --dice 5000
     """
     with open_db(db_path) as db:
-        rows = db.threes.expected(variant)
+        rows = db.threes.expected(variant, dice=dice)
     emit([{"dice": r.dice, "must_keep_two": r.must_keep_two, "expected_score": r.expected_score} for r in rows],
          resolve_format(fmt, as_json))
 
 
 @group.command()
 @_variant_option
-@click.option("--dice", type=int, default=None, help="Dice still to roll (default: a fresh turn).")
+@click.option("--dice", type=int, default=None,
+              help="Dice still to roll (default: a fresh turn); up to the built many_dice_chances (50 by default), "
+                   "targets 0..30 beyond the built dice.")
 @click.option("--ties", type=TIES, default="shared", show_default=True,
               help="shared: equalling the target wins; strict: you must finish strictly below it.")
 @click.option("--must-keep-two", is_flag=True, help="The first of these rolls must keep two (after a re-roll).")
@@ -132,13 +147,16 @@ def chances(variant, dice, ties, must_keep_two, db_path, fmt, as_json):
 
     One row per target b (the best final score so far): the probability that
     the last player, rolling --dice fresh dice with nothing kept and playing
-    to win, ends on b or less (shared) or below b (strict).
+    to win, ends on b or less (shared) or below b (strict). With more dice
+    than the built game (up to many_dice_chances, 50 by default) the targets
+    are 0..30.
 
     Example:
 
     \b
         dicebase threes chances --ties strict
         dicebase threes chances --variant reroll --dice 3 --json
+        dicebase threes chances --dice 50
     """
     with open_db(db_path) as db:
         rows = db.threes.chances(variant, dice=dice, ties=ties, must_keep_two=must_keep_two)

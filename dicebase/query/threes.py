@@ -14,6 +14,7 @@ import reprlib
 import shlex
 from collections.abc import Iterable, Mapping, Set
 from dataclasses import dataclass
+from itertools import accumulate
 from functools import cached_property
 
 from dicebase.query.base import BadInput, NotInDatabase, _is_boolean, is_whole_number
@@ -157,6 +158,21 @@ def rank(actions: list[Action], maximize: bool) -> tuple[Action, ...]:
     top = min(sign * a.value for a in actions)
     best = min((a for a in actions if sign * a.value <= top + TOL * abs(top)), key=lambda a: a.dice_kept)
     rest = sorted((a for a in actions if a is not best), key=lambda a: (sign * a.value, a.dice_kept))
+    return (best, *rest)
+
+
+def rank_many(actions: list[Action], threes: int) -> tuple[Action, ...]:
+    """Best first under the many-dice tie rule (expected score, lower is better).
+
+    With thousands of dice many keeps are worth the same to double precision (E[n] has reached its
+    limit), so the best is chosen among the keeps within TOL of the lowest value by preferring one
+    that keeps every 3 and at least one die, then the fewest dice: the rule the stored
+    threes_many_dice_keeps spells out.  For rolls of up to 12 dice this is the same keep as `rank`.
+    """
+    top = min(a.value for a in actions)
+    near = [a for a in actions if a.value <= top + TOL * abs(top)]
+    best = min(near, key=lambda a: (a.dice_kept < max(threes, 1), a.dice_kept))
+    rest = sorted((a for a in actions if a is not best), key=lambda a: (a.value, a.dice_kept))
     return (best, *rest)
 
 
@@ -307,7 +323,9 @@ class Queries:
         already loses to ``to_beat`` (no keep can win).
         """
         v = self.variant(variant)
-        roll = self._roll(v, dice)
+        roll = self._roll(v, dice, most=max(v.dice, self._many_max("threes_many_dice", v)))
+        if len(roll) > v.dice:
+            return self._best_many(v, roll, score, must_keep_two, ties, to_beat, players_after)
         d = len(roll)
         score = self._score(v, score, d)
         must_keep_two = self._flag(v, must_keep_two, d)
@@ -412,9 +430,26 @@ class Queries:
             )
         return int(row[0])
 
-    def expected(self, variant: str = "classic") -> list[ExpectedRow]:
-        """Expected final score of a turn with n dice left (and the must-keep-two flag), optimal play."""
+    def expected(self, variant: str = "classic", dice: int | None = None) -> list[ExpectedRow]:
+        """Expected final score of a turn with n dice left (and the must-keep-two flag), optimal play.
+
+        ``dice=None``: every n of the built game (1..5); ``dice=N``: that N, 1..many_dice
+        (from threes_many_dice)."""
         v = self.variant(variant)
+        if dice is not None:
+            most = self._many_max("threes_many_dice", v)
+            if most == 0:
+                raise NotInDatabase(f"no many-dice table for {v.name} in this database; rebuild with: "
+                                    f"{self.rebuild_command(many_dice=5000)}")
+            if not _is_int(dice) or not 1 <= dice <= most:
+                raise BadInput(f"dice must be a whole number 1..{most} (this database's many-dice table), "
+                               f"got {_show(dice)}")
+            rows = self.db.fetchall(
+                "SELECT dice, must_keep_two, expected_score FROM threes_many_dice "
+                "WHERE variant = ? AND dice = ? ORDER BY must_keep_two",
+                (v.name, int(dice)),
+            )
+            return [ExpectedRow(int(d), bool(f), float(e)) for d, f, e in rows]
         rows = self.db.fetchall(
             "SELECT dice_left, must_keep_two, expected_score FROM threes_expected_scores "
             "WHERE variant = ? AND dice_left > 0 ORDER BY dice_left, must_keep_two",
@@ -425,12 +460,18 @@ class Queries:
     def chances(
         self, variant: str = "classic", dice: int | None = None, ties: str = "shared", must_keep_two: bool = False
     ) -> list[ChanceRow]:
-        """The last player's win probability facing each target 0..max_score with ``dice`` fresh dice."""
+        """The last player's win probability facing each target 0..max_score with ``dice`` fresh dice.
+
+        More dice than the built game (up to the built many_dice_chances, 50 by default) read
+        threes_many_dice_chances, targets 0..30."""
         v = self.variant(variant)
         dice = v.dice if dice is None else dice
-        if not _is_int(dice) or not 1 <= dice <= v.dice:
-            raise BadInput(f"dice must be a whole number 1..{v.dice}, got {_show(dice)}")
+        most = max(v.dice, self._many_max("threes_many_dice_chances", v))
+        if not _is_int(dice) or not 1 <= dice <= most:
+            raise BadInput(f"dice must be a whole number 1..{most}, got {_show(dice)}")
         dice = int(dice)
+        if dice > v.dice:
+            return self._many_chances(v, dice, ties, must_keep_two)
         must_keep_two = self._flag(v, must_keep_two, dice)
         ties = self._ties(v, ties)
         rows = self.db.fetchall(
@@ -464,9 +505,64 @@ class Queries:
         )
         return [SeatRow(int(s), float(p)) for s, p in rows]
 
+    # -- many dice (threes_many_dice) ------------------------------------------------
+    def _many_max(self, table: str, v: Variant) -> int:
+        """Largest dice count stored in a many-dice table (threes_many_dice or threes_many_dice_chances)
+        for variant ``v``; 0 when not built."""
+        cache = self.__dict__.setdefault("_many_max_cache", {})
+        if (table, v.name) not in cache:
+            sql = {
+                "threes_many_dice": "SELECT max(dice) FROM threes_many_dice WHERE variant = ?",
+                "threes_many_dice_chances": "SELECT max(dice) FROM threes_many_dice_chances WHERE variant = ?",
+            }[table]
+            (most,) = self.db.fetchone(sql, (v.name,))
+            cache[(table, v.name)] = int(most or 0)
+        return cache[(table, v.name)]
+
+    def _many_chances(self, v: Variant, dice: int, ties, must_keep_two) -> list[ChanceRow]:
+        """threes_many_dice_chances: P(final <= target); under strict ties target t needs final <= t - 1."""
+        if not isinstance(ties, str) or ties not in TIE_RULES:
+            raise BadInput(f"unknown tie rule {_show(ties)}; allowed: {', '.join(TIE_RULES)}")
+        must_keep_two = self._flag(v, must_keep_two, dice)
+        rows = self.db.fetchall(
+            "SELECT target, p_win FROM threes_many_dice_chances WHERE variant = ? AND dice = ? "
+            "AND must_keep_two = ? ORDER BY target",
+            (v.name, dice, must_keep_two),
+        )
+        if ties == "shared":
+            return [ChanceRow(int(t), float(p)) for t, p in rows]
+        return [ChanceRow(0, 0.0)] + [ChanceRow(int(t) + 1, float(p)) for t, p in rows[:-1]]
+
+    def _best_many(self, v: Variant, roll: list[int], score, must_keep_two, ties, to_beat, players_after) -> Best:
+        """The expected-score objective for a roll larger than the built game, from threes_many_dice."""
+        d = len(roll)
+        if to_beat is not None or players_after is not None or ties is not None:
+            raise BadInput(
+                f"the win probability is stored for rolls of up to {v.dice} dice (the N-player tables); "
+                f"a roll of {d} dice has the expected-score objective only: drop --to-beat, --players-after and --ties"
+            )
+        if not _is_int(score) or score < 0:
+            raise BadInput(f"score must be a whole number >= 0 (points of the dice kept so far), got {_show(score)}")
+        score = int(score)
+        must_keep_two = self._flag(v, must_keep_two, d)
+        stored = {(0, False): 0.0}
+        stored.update(
+            ((int(n), bool(f)), float(e))
+            for n, f, e in self.db.fetchall(
+                "SELECT dice, must_keep_two, expected_score FROM threes_many_dice WHERE variant = ? AND dice <= ?",
+                (v.name, d),
+            )
+        )
+        cost = list(accumulate((v.worth(f) for f in roll), initial=0))
+        keeps = v.legal_keeps(d, must_keep_two)
+        actions = [Action(tuple(roll[:a]), score + cost[a] + stored[(d - a, a == 0)]) for a in keeps]
+        threes = sum(1 for f in roll if v.worth(f) == 0)
+        return Best(EXPECTED, v.name, tuple(roll), score, must_keep_two, None, None, None,
+                    rank_many(actions, threes))
+
     # -- validation ----------------------------------------------------------------
     @staticmethod
-    def _roll(v: Variant, dice) -> list[int]:
+    def _roll(v: Variant, dice, most: int | None = None) -> list[int]:
         not_a_list = BadInput(
             f"dice must be a list of faces (whole numbers 1..{v.faces}), e.g. [4, 3, 1, 1, 2]; got {_show(dice)}"
         )
@@ -480,8 +576,9 @@ class Queries:
         if wrong:
             raise BadInput(f"dice must be whole numbers 1..{v.faces}, got {_show(wrong[0])}")
         faces = [int(f) for f in faces]
-        if not 1 <= len(faces) <= v.dice:
-            raise BadInput(f"a roll has 1..{v.dice} dice (the dice still to roll), got {len(faces)}")
+        most = v.dice if most is None else most
+        if not 1 <= len(faces) <= most:
+            raise BadInput(f"a roll has 1..{most} dice (the dice still to roll), got {len(faces)}")
         bad = [f for f in faces if not 1 <= f <= v.faces]
         if bad:
             raise BadInput(f"faces must be 1..{v.faces}, got {', '.join(map(str, bad))}")

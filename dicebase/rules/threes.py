@@ -38,12 +38,16 @@ DEFAULT_OPTIONS = {
     "dice": 5,
     "faces": 6,
     "house_rules": {},  # name -> values of a rules file (dicebase build threes --rules FILE.toml)
+    "many_dice": 5000,  # threes_many_dice: expected score for 1..many_dice dice (0 = not built)
+    "many_dice_chances": 50,  # threes_many_dice_chances: the last player, 1..many_dice_chances dice (0 = not built)
 }
 TEST_OPTIONS = {"max_players": 5}  # seed 001 example needs 4 players after
 MAX_PLAYERS = 20  # upper bound of threes.max_players
 MAX_DICE = 8  # the packed policy stores one decimal digit per keep (<= 9)
 FACES = (3, 12)  # allowed numbers of faces: a face 3 (worth 0) must exist
 MAX_DECISION_STATES = 40_000_000  # whole build; the default build has 5,149,440 (12 players)
+MAX_MANY_DICE = 10_000  # upper bound of threes.many_dice (its solve is linear in it)
+MAX_MANY_DICE_CHANCES = 100  # upper bound of threes.many_dice_chances (its solve is quadratic in it)
 
 
 def legal_keeps(rules, dice_left: int, must_keep_two: bool) -> range:
@@ -199,6 +203,14 @@ def check_options(options: dict, check_size: bool = True) -> tuple[int, dict[str
     if not (1 <= dice <= MAX_DICE and FACES[0] <= faces <= FACES[1]):
         raise ValueError(
             f"threes.dice must be 1..{MAX_DICE} and threes.faces {FACES[0]}..{FACES[1]}, got {dice}, {faces}"
+        )
+    many = _int_option(options, "many_dice")
+    if not 0 <= many <= MAX_MANY_DICE:
+        raise ValueError(f"threes.many_dice must be 0..{MAX_MANY_DICE} (0 = no many-dice table), got {many}")
+    chances = _int_option(options, "many_dice_chances")
+    if not 0 <= chances <= MAX_MANY_DICE_CHANCES:
+        raise ValueError(
+            f"threes.many_dice_chances must be 0..{MAX_MANY_DICE_CHANCES} (0 = no many-dice chances), got {chances}"
         )
     known = standard_variants(dice, faces)
     house = options.get("house_rules", {})

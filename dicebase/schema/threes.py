@@ -253,5 +253,51 @@ __all__ = [
     "threes_win_policy",
     "threes_win_dist",
     "threes_seats",
+    "threes_many_dice",
+    "threes_many_dice_keeps",
+    "threes_many_dice_chances",
     "VIEWS",
 ]
+
+
+# ------------------------------------------------------------------- many dice (issue 13)
+threes_many_dice = table(
+    "threes_many_dice",
+    GAME,
+    "Objective (a) with many dice: the minimum expected final score of a turn of 1..many_dice dice "
+    "(seed 000's open question), exact up to floating point, computed without enumerating rolls.",
+    _key("variant", String, VARIANT),
+    _key("dice", SmallInteger, "dice about to be rolled (nothing kept yet, or the score so far is added)"),
+    _key("must_keep_two", Boolean, MUST_KEEP_TWO),
+    _val("expected_score", Double, "expected points these dice will add under optimal play, points"),
+)
+
+threes_many_dice_keeps = table(
+    "threes_many_dice_keeps",
+    GAME,
+    "Objective (a) with many dice, the optimal keep as a rule: keep every 3 and the `forced` lowest other "
+    "dice; a roll whose other dice are listed here (every roll with at most max(others) of them, 7 for six "
+    "faces) keeps `keep` of them, any other roll only the forced ones; in the reroll variant, re-roll all "
+    "instead when `value` exceeds threes_many_dice.expected_score (same dice, must_keep_two = true) by more "
+    "than 1e-12 relative.",
+    _key("variant", String, VARIANT),
+    _key("forced", SmallInteger, "other dice the rules force you to keep: 1 when the roll has no 3 (2 after a "
+         "re-roll), 1 after a re-roll with one 3, else 0"),
+    _key("others", SmallInteger, "dice in the roll that are not 3s"),
+    _key("roll", String, "the dice that are not 3s, in keep order (lowest worth first), space-separated"),
+    _val("keep", SmallInteger, "how many of those dice to keep after the 3s, the lowest ones (>= forced)"),
+    _val("value", Double, "points of the kept other dice plus the expected points of the dice left, points"),
+)
+
+threes_many_dice_chances = table(
+    "threes_many_dice_chances",
+    GAME,
+    "Objective (b) with many dice: the last player's chance to finish at or below a target with a fresh "
+    "turn of 1..many_dice_chances dice, playing to maximise it (exact up to floating point). Under "
+    "'strict' ties the chance to beat target t is the row for target t - 1.",
+    _key("variant", String, VARIANT),
+    _key("dice", SmallInteger, "dice about to be rolled, nothing kept yet"),
+    _key("must_keep_two", Boolean, MUST_KEEP_TWO),
+    _key("target", SmallInteger, "highest final score that still wins (the best score so far, shared ties), points"),
+    _val("p_win", Double, "probability of finishing at or below target under the play that maximises it, 0-1"),
+)

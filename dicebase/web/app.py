@@ -27,7 +27,14 @@ from starlette.staticfiles import StaticFiles
 from dicebase import __version__
 from dicebase.cli import error_line
 from dicebase.cli.common import json_text
-from dicebase.query.base import NotInDatabase
+from dicebase.query.base import (
+    DatabaseClosed,
+    DatabaseLocked,
+    NotInDatabase,
+    QueryInterrupted,
+    QueryTimeout,
+    QueryTooLarge,
+)
 from dicebase.web import api, openapi
 
 HERE = Path(__file__).parent
@@ -80,8 +87,7 @@ class Server:
             if line is None:
                 raise
             message, code = line
-            status = 404 if isinstance(exc, NotInDatabase) else 503 if code == 130 else 400
-            raise LookupFailed(status, " ".join(message.split())) from None
+            raise LookupFailed(_status(exc, code), " ".join(message.split())) from None
 
     def not_modified(self, request: Request) -> bool:
         wanted = request.headers.get("if-none-match")
@@ -96,6 +102,16 @@ class Server:
         for twin in twins:
             twin.close()
         self.db.close()
+
+
+def _status(exc: Exception, exit_code: int) -> int:
+    """The HTTP status of a failed lookup: the user's input 400, not in the database 404, and
+    503 for what is no fault of the request (time limit, memory ceiling, a busy or faulty file)."""
+    if isinstance(exc, NotInDatabase):
+        return 404
+    if isinstance(exc, (QueryTimeout, QueryInterrupted, QueryTooLarge, DatabaseLocked, DatabaseClosed)):
+        return 503
+    return 400 if exit_code == 2 else 503
 
 
 def _error(status: int, message: str) -> JSONResponse:
