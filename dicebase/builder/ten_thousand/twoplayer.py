@@ -24,6 +24,10 @@ current ``F``s with the argmax policies, solve the 2x2 linear system for ``X, Y`
 evaluation also returns the interval of ``F`` on which every argmax it took stays an
 argmax, so when the solved ``F`` lies in it the values are exact and the loop stops.
 
+Parallel (issue 12): the 2-cycles of one score sum read W of larger sums only, so they
+run on every thread (:mod:`.kernels`, numba ``prange``), as do the seed-004 evaluation and
+the collection of each sum's table rows; values are bit-identical for any thread count.
+
 Turn-total bound past the goal (per pair, exact): a roll is worth at most
 ``1 - pf(s) W(j, i)`` (a farkle gives the opponent the dice), banking gives
 ``1 - P_exceed(d)``, so banking is optimal wherever ``P_exceed(d) <= pf_min W(j, i)``.
@@ -174,7 +178,7 @@ def solve(rules: RuleSet, goal_units: int, tol: float = 1e-13, progress=None,
     run(sums if progress is None else progress(sums, "two-player solve (score sums)", length=len(sums)))
     seconds = time.perf_counter() - t0
     if keep_tables:
-        # rows by (score, opponent), then k, s: pair (i, j) starts after every pair before it
+        # key order: pair (i, j) starts after every pair before it; each sum's rows placed in bulk
         dest = np.zeros(G * G + 1, dtype=np.int64)
         np.cumsum(count.ravel(), out=dest[1:])
         n = int(dest[-1])
