@@ -474,3 +474,17 @@ def test_ctrl_c_stops_a_python_api_query_within_a_second(dbs, store):
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0 and proc.stderr == "", proc.stderr
     assert float(proc.stdout) < 1.0
+
+
+@pytest.mark.parametrize("store", ["duckdb", "sqlite"])
+@pytest.mark.parametrize("text", ["", " ", ";", "-- only a comment"])
+def test_a_query_with_no_statement_is_bad_input_or_no_rows(dbs, store, text):
+    # Found by the API fuzz: DuckDB returns no cursor for an empty statement (was AttributeError).
+    with dicebase.open(dbs[store]) as db:
+        for call in (db.fetchone, db.fetchall, db.columns):
+            try:
+                result = call(text)
+            except dicebase.DicebaseError as exc:
+                assert isinstance(exc, dicebase.BadInput) and "no SQL statement" in str(exc)
+            else:
+                assert store == "sqlite" and result in (None, [], ([], []))
