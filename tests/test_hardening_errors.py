@@ -126,7 +126,7 @@ def test_examples_cover_every_game_and_core_command():
 
 @pytest.mark.parametrize("store", ["duckdb", "sqlite"])
 @pytest.mark.parametrize("query", SLOW_QUERIES, ids=["recursive", "cross-join"])
-def test_ctrl_c_stops_a_query_within_a_second(dbs, store, query):
+def test_ctrl_c_stops_a_query(dbs, store, query):
     proc = subprocess.Popen([*DICEBASE, "sql", query, "--db", f"{store}:///{dbs[store]}"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     time.sleep(2.0)  # well into the query (imports and opening take about half a second)
@@ -136,7 +136,9 @@ def test_ctrl_c_stops_a_query_within_a_second(dbs, store, query):
     out, err = proc.communicate(timeout=30)
     stopped_after = time.monotonic() - sent
     assert proc.returncode == 130 and err == "Error: interrupted; nothing was changed\n", err
-    assert stopped_after < 1.0, f"stopped {stopped_after:.2f} s after Ctrl-C"
+    # A hang guard, not a timing: the < 1 s figure is measured by benchmarks/hardening.py
+    # (tests assert no wall-clock time; on a loaded machine a second is not guaranteed).
+    assert stopped_after < 10.0, f"stopped {stopped_after:.2f} s after Ctrl-C"
 
 
 @pytest.mark.parametrize("store", ["duckdb", "sqlite"])
@@ -158,7 +160,7 @@ def test_interrupt_from_another_thread(dbs, store):
         started = time.monotonic()
         with pytest.raises(QueryInterrupted):
             db.run_sql(SLOW_QUERIES[0])
-        assert time.monotonic() - started < 2.0
+        assert time.monotonic() - started < 10.0  # a hang guard, not a timing
 
 
 def test_memory_and_row_ceilings(dbs):
