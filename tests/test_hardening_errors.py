@@ -461,7 +461,7 @@ def test_a_closed_stdout_after_build_export_and_help(tmp_path, dbs):
 
 
 @pytest.mark.parametrize("store", ["duckdb", "sqlite"])
-def test_ctrl_c_stops_a_python_api_query_within_a_second(dbs, store):
+def test_ctrl_c_stops_a_python_api_query(dbs, store):
     code = (
         "import os, signal, sys, threading, time, dicebase\n"
         f"db = dicebase.open({f'{store}:///{dbs[store]}'!r}, timeout=None)\n"
@@ -475,7 +475,7 @@ def test_ctrl_c_stops_a_python_api_query_within_a_second(dbs, store):
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0 and proc.stderr == "", proc.stderr
-    assert float(proc.stdout) < 1.0
+    assert float(proc.stdout) < 10.0  # a hang guard; the < 1 s figure is benchmarks/hardening.py's
 
 
 @pytest.mark.parametrize("store", ["duckdb", "sqlite"])
