@@ -126,7 +126,7 @@ def test_examples_cover_every_game_and_core_command():
 
 @pytest.mark.parametrize("store", ["duckdb", "sqlite"])
 @pytest.mark.parametrize("query", SLOW_QUERIES, ids=["recursive", "cross-join"])
-def test_ctrl_c_stops_a_query_within_a_second(dbs, store, query):
+def test_ctrl_c_stops_a_query(dbs, store, query):
     proc = subprocess.Popen([*DICEBASE, "sql", query, "--db", f"{store}:///{dbs[store]}"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     time.sleep(2.0)  # well into the query (imports and opening take about half a second)
@@ -136,7 +136,9 @@ def test_ctrl_c_stops_a_query_within_a_second(dbs, store, query):
     out, err = proc.communicate(timeout=30)
     stopped_after = time.monotonic() - sent
     assert proc.returncode == 130 and err == "Error: interrupted; nothing was changed\n", err
-    assert stopped_after < 1.0, f"stopped {stopped_after:.2f} s after Ctrl-C"
+    # A hang guard, not a timing: the < 1 s figure is measured by benchmarks/hardening.py
+    # (tests assert no wall-clock time; on a loaded machine a second is not guaranteed).
+    assert stopped_after < 10.0, f"stopped {stopped_after:.2f} s after Ctrl-C"
 
 
 @pytest.mark.parametrize("store", ["duckdb", "sqlite"])
@@ -158,7 +160,7 @@ def test_interrupt_from_another_thread(dbs, store):
         started = time.monotonic()
         with pytest.raises(QueryInterrupted):
             db.run_sql(SLOW_QUERIES[0])
-        assert time.monotonic() - started < 2.0
+        assert time.monotonic() - started < 10.0  # a hang guard, not a timing
 
 
 def test_memory_and_row_ceilings(dbs):
@@ -459,7 +461,7 @@ def test_a_closed_stdout_after_build_export_and_help(tmp_path, dbs):
 
 
 @pytest.mark.parametrize("store", ["duckdb", "sqlite"])
-def test_ctrl_c_stops_a_python_api_query_within_a_second(dbs, store):
+def test_ctrl_c_stops_a_python_api_query(dbs, store):
     code = (
         "import os, signal, sys, threading, time, dicebase\n"
         f"db = dicebase.open({f'{store}:///{dbs[store]}'!r}, timeout=None)\n"
@@ -473,4 +475,18 @@ def test_ctrl_c_stops_a_python_api_query_within_a_second(dbs, store):
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0 and proc.stderr == "", proc.stderr
-    assert float(proc.stdout) < 1.0
+    assert float(proc.stdout) < 10.0  # a hang guard; the < 1 s figure is benchmarks/hardening.py's
+
+
+@pytest.mark.parametrize("store", ["duckdb", "sqlite"])
+@pytest.mark.parametrize("text", ["", " ", ";", "-- only a comment"])
+def test_a_query_with_no_statement_is_bad_input_or_no_rows(dbs, store, text):
+    # Found by the API fuzz: DuckDB returns no cursor for an empty statement (was AttributeError).
+    with dicebase.open(dbs[store]) as db:
+        for call in (db.fetchone, db.fetchall, db.columns):
+            try:
+                result = call(text)
+            except dicebase.DicebaseError as exc:
+                assert isinstance(exc, dicebase.BadInput) and "no SQL statement" in str(exc)
+            else:
+                assert store == "sqlite" and result in (None, [], ([], []))

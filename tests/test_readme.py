@@ -15,11 +15,19 @@ def setup_commands() -> list[str]:
     return [line for line in block.splitlines() if line.strip() and not line.startswith("#")]
 
 
-def test_schema_section_is_generated_from_the_schema():
+def test_schema_reference_is_generated_from_the_schema():
     from dicebase.schema.__main__ import BEGIN, END, markdown
 
-    block = README.split(BEGIN, 1)[1].split(END, 1)[0]
-    assert block.strip() == markdown().strip(), "run: python -m dicebase.schema --write README.md"
+    text = (ROOT / "docs" / "schema.md").read_text()
+    block = text.split(BEGIN, 1)[1].split(END, 1)[0]
+    assert block.strip() == markdown().strip(), "run: python -m dicebase.schema --write docs/schema.md"
+    assert "docs/schema.md" in README and BEGIN not in README
+
+
+def test_readme_stays_a_newcomers_page():
+    # issue 8 asks for "under about 400 lines"; the schema reference and the other-tools guide live
+    # in docs/ (README was 1,023 lines). This bound stops it growing back; move detail to docs/.
+    assert len(README.splitlines()) <= 480, "README is for newcomers: move reference material to docs/"
 
 
 def test_exactly_two_setup_commands_build_then_test():

@@ -1,4 +1,5 @@
-"""README's "Use it from other tools": every example runs, in order, against a small build.
+"""docs/other_tools.md (linked from README's "Use it from other tools"): every example runs, in
+order, against a small build.
 
 The shell blocks run under bash with the virtual environment's bin first on PATH
 (dicebase, datasette, and the duckdb shell from the duckdb-cli package); the
@@ -19,21 +20,20 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-SECTION = "## Use it from other tools"
+GUIDE = "docs/other_tools.md"
 
 
 def examples() -> list[tuple[str, str]]:
     """(language, code) of each fenced block of the section, in order."""
-    text = (ROOT / "README.md").read_text()
-    section = text.split(SECTION, 1)[1].split("\n## ", 1)[0]
-    return re.findall(r"```(sh|python)\n(.*?)```", section, flags=re.S)
+    text = (ROOT / GUIDE).read_text()
+    return re.findall(r"```(sh|python)\n(.*?)```", text, flags=re.S)
 
 
 def test_the_section_has_an_example_for_each_tool():
     code = "\n".join(block for _lang, block in examples())
     for tool in ("duckdb -readonly", "sqlite3 -readonly", "import pandas", "import polars", "read_parquet",
                  "--format datasette", "datasette db/"):
-        assert tool in code, f"README's other-tools section lacks a {tool!r} example"
+        assert tool in code, f"{GUIDE} lacks a {tool!r} example"
 
 
 @pytest.fixture(scope="module")
@@ -67,8 +67,8 @@ def test_every_example_runs(workdir):
     outputs = []
     for lang, code in examples():
         result = run_block(lang, code, workdir)
-        assert result.returncode == 0, f"README example failed:\n{code}\n{result.stderr}"
-        assert result.stdout.strip(), f"README example printed nothing:\n{code}"
+        assert result.returncode == 0, f"{GUIDE} example failed:\n{code}\n{result.stderr}"
+        assert result.stdout.strip(), f"{GUIDE} example printed nothing:\n{code}"
         outputs.append(result.stdout)
     everything = "\n".join(outputs)
     # what each tool shows: a description, the seed-003 seat values, booleans, Int16, canned lookup rows

@@ -137,6 +137,11 @@ def test_no_lookup_loads_numpy_or_the_builder(built_db, tmp_path):
         ["schema", "--db", ten],
         ["sql", "SELECT 1", "--db", ten],
         ["threes", "expected", "--db", missing],  # no database
+        ["rules", "ten-thousand", "zilch"],
+        ["rules", "threes", "nope"],
+        ["rules", "--variant", "farkle", "--db", ten],
+        ["rules", "--variant", "nope", "--db", ten],
+        ["ten-thousand", "odds", "--dice", "6", "--variant", "zilch", "--db", ten],
     ]
     out = tmp_path / "report.json"
     result = subprocess.run([sys.executable, "-c", PROBE, json.dumps(calls), str(out)], capture_output=True,

@@ -435,7 +435,8 @@ def _documented_best(db, rules, goal, faces, k, t, i, j):
     elif j >= goal:
         sql, values = Q.LAST_TURN_SQL, dict(need=j - i - k + 50, rules=rules, dice=n, triple=t, roll=roll)
     else:
-        sql, values = Q.DUEL_LOOKAHEAD_SQL, dict(k=k, i=i, j=j, goal=goal, rules=rules, dice=n, triple=t, roll=roll)
+        sql, values = Q.DUEL_LOOKAHEAD_SQL, dict(k=k, i=i, j=j, goal=goal, rules=rules, dice=n, triple=t, roll=roll,
+                                                 unit=50, start=6)
     return sorted((keep, float(v), then) for keep, _p, _u, _da, _ta, _hd, _dom, v, then
                   in db.fetchall(*Q.positional(sql, values)))
 
@@ -464,12 +465,13 @@ def test_lookups_equal_the_documented_sql(store, request):
     for i, j, k, n in [(950, 0, 600, 2), (300, 400, 500, 2), (700, 950, 400, 4), (900, 950, 1500, 3),
                        (600, 300, 250, 1), (0, 900, 1000, 6)]:
         st = q.state(i, j, k, n)
-        bank, = db.fetchone(*Q.positional(Q.BANK_VALUE_SQL, dict(i=i, j=j, k=k, goal=goal, rules="ten-thousand")))
+        bank, = db.fetchone(*Q.positional(Q.BANK_VALUE_SQL, dict(i=i, j=j, k=k, goal=goal, rules="ten-thousand",
+                                                                unit=50, start=6)))
         assert st.bank_value == float(bank)
         if st.action == "bank":  # not stored: the roll value comes from the lookahead
             farkle = 1 - q.state(j, i, 0, 6).p_win
             roll, = db.fetchone(*Q.positional(Q.ROLL_VALUE_SQL, dict(
-                i=i, j=j, k=k, goal=goal, rules="ten-thousand", dice=n, triple=0, farkle=farkle)))
+                i=i, j=j, k=k, goal=goal, rules="ten-thousand", dice=n, triple=0, farkle=farkle, unit=50, start=6)))
             assert st.roll_value == pytest.approx(float(roll), abs=1e-15)
 
 

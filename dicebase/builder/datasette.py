@@ -98,13 +98,17 @@ ORDER BY action <> best, action = 'hold'
 def _ten_thousand_sql(lookahead: str) -> str:
     """A 10,000 lookahead of dicebase.query.ten_thousand with friendlier parameter names, best first.
 
-    :dice is the roll's length; :goal the two-player goal the file was built with."""
+    :dice is the roll's length; :goal the two-player goal the file was built with; :start and :unit the
+    rule set's dice at a turn start and scoring unit."""
     renames = {
         "dice": "length(:roll)",
         "goal": "(SELECT MAX(goal) FROM ten_thousand_policy_duel WHERE rules = :rules)",
         "k": ":turn_total",
         "i": ":score",
         "j": ":opponent",
+        "start": "(SELECT MAX(dice) FROM ten_thousand_classes WHERE rules = :rules)",
+        "unit": "(SELECT CAST(json_extract(rules_json, '$.unit') AS INTEGER) FROM build_variants "
+        "WHERE game = 'ten_thousand' AND variant = :rules)",
     }
     body = re.sub(r":([a-z]+)\b", lambda m: renames.get(m.group(1), m.group(0)), lookahead.strip())
     return (

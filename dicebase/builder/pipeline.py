@@ -139,22 +139,34 @@ class BuildReport:
     storage_version: str | None = None  # DuckDB: the storage format the file was (re)written in; None if untouched
 
 
-def parse_options(game: str, overrides: dict[str, Any] | None) -> dict[str, Any]:
+def parse_options(game: str, overrides: dict[str, Any] | None, *, base: dict | None = None,
+                  house: list | tuple = (), force_size: bool = False) -> dict[str, Any]:
     """Defaults updated by ``overrides``, checked by the game's ``validate_options`` if it has one.
 
+    ``base`` (the options a database was built with) replaces the defaults it names; each of
+    ``house`` (:class:`dicebase.rules.files.HouseRules`) then adds its variant.  A solve the
+    game estimates too large (:class:`dicebase.rules.SizeLimit`) is refused unless ``force_size``.
     Runs before any file is touched, so a bad option costs nothing.
     """
+    from dicebase.rules import SizeLimit
+
     module = registry.load(game)
     options = dict(getattr(module, "DEFAULT_OPTIONS", {}))
+    options.update({k: v for k, v in (base or {}).items() if k in options})
     for key, value in (overrides or {}).items():
         if key not in options:
             known = ", ".join(sorted(options)) or "none"
             raise BuildError(f"unknown option {key!r} for {game}; known options: {known}")
         options[key] = value
+    for rules_file in house:
+        options = rules_file.add_to(options)
     validate = getattr(module, "validate_options", None)
     if validate is not None:
         try:
             validate(dict(options))
+        except SizeLimit as exc:
+            if not force_size:
+                raise BuildError(f"{exc} (or build it anyway with --force-size)") from None
         except (TypeError, ValueError) as exc:
             raise BuildError(str(exc)) from None
     return options
@@ -325,6 +337,8 @@ def build(
     wait: bool = True,
     storage_version: str | None = None,
     threads: int | None = None,
+    house_rules: list | tuple = (),
+    force_size: bool = False,
 ) -> BuildReport:
     """Build ``games`` (default: all) into ``target`` (default: db/dicebase.duckdb).
 
@@ -339,7 +353,13 @@ def build(
     their answers do not depend on it (docs/DESIGN.md).  Raises BuildError for
     bad requests and WriteFailed when the output cannot be written; any solver
     error propagates after the temporary file is removed.
+
+    ``house_rules`` (checked rules files, :func:`dicebase.rules.files.load`) add their
+    variants to what the target already holds for their game (or to the game's defaults);
+    ``force_size`` builds rule sets whose estimated solve exceeds the limits.
     """
+    if house_rules and not games:
+        games = [h.game for h in house_rules]
     try:
         loc = target if isinstance(target, Location) else resolve(target)
         names = [registry.canonical(g) for g in (games or list(registry.GAMES))]
@@ -351,7 +371,17 @@ def build(
     stray = set(overrides) - set(names)
     if stray:
         raise BuildError(f"options given for games not being built: {', '.join(sorted(stray))}")
-    game_options = {g: parse_options(g, overrides.get(g)) for g in names}
+    stray = {h.game for h in house_rules} - set(names)
+    if stray:
+        raise BuildError(f"rules files given for games not being built: {', '.join(sorted(stray))}")
+    built = {}
+    if house_rules and not loc.path.is_dir():
+        built = {g: e["options"] for g, e in (_existing_games(loc, force) or {}).items()}
+    game_options = {
+        g: parse_options(g, overrides.get(g), base=built.get(g), force_size=force_size,
+                         house=[h for h in house_rules if h.game == g])
+        for g in names
+    }
     if loc.store == "duckdb":
         storage_version = storage_version or DUCKDB_STORAGE_VERSION
         try:

@@ -313,7 +313,7 @@ def build(ctx, options: dict) -> None:
     """Solve every variant and tie rule and write the threes_* tables."""
     from dicebase.builder import threes_many
 
-    max_players, variants, ties_rules = check_options(options)
+    max_players, variants, ties_rules = check_options(options, check_size=False)  # checked: validate_options
     many, chances = {}, {}
     for name, rules in variants.items():
         ctx.variant(name, rules.record(), solver_settings(max_players, ties_rules))
@@ -321,11 +321,12 @@ def build(ctx, options: dict) -> None:
             write_variant(ctx, rules)
         with ctx.step(f"{name}: expected score"):
             write_expected(ctx, solve_expected(rules))
-        if options["many_dice"]:
+        has_zero = 0 in rules.worth  # the many-dice solvers need a face worth 0 (house rules may have none)
+        if options["many_dice"] and has_zero:
             with ctx.step(f"{name}: expected score with 1..{options['many_dice']} dice"):
                 many[name] = threes_many.solve_many(rules, options["many_dice"])
                 threes_many.write_many(ctx, many[name])
-        if options["many_dice_chances"]:
+        if options["many_dice_chances"] and has_zero:
             with ctx.step(f"{name}: the last player's chances with 1..{options['many_dice_chances']} dice"):
                 chances[name] = threes_many.solve_many_chances(rules, options["many_dice_chances"])
                 threes_many.write_chances(ctx, chances[name])

@@ -32,6 +32,8 @@ GAME_GROUPS = {
     "ten-thousand": "dicebase.cli.ten_thousand",
     "plot": "dicebase.cli.plot",
 }
+#: Other commands that load lazily: name -> module whose ``group`` is the command.
+LAZY_COMMANDS = {**GAME_GROUPS, "rules": "dicebase.cli.rules"}
 
 
 class LazyGroup(StrictGroup):
@@ -44,12 +46,12 @@ class LazyGroup(StrictGroup):
     group_class = StrictGroup
 
     def list_commands(self, ctx):
-        present = {name for name, module in GAME_GROUPS.items() if importlib.util.find_spec(module)}
+        present = {name for name, module in LAZY_COMMANDS.items() if importlib.util.find_spec(module)}
         return sorted(set(super().list_commands(ctx)) | present)
 
     def get_command(self, ctx, name):
-        if name in GAME_GROUPS and importlib.util.find_spec(GAME_GROUPS[name]):
-            return make_strict(importlib.import_module(GAME_GROUPS[name]).group)
+        if name in LAZY_COMMANDS and importlib.util.find_spec(LAZY_COMMANDS[name]):
+            return make_strict(importlib.import_module(LAZY_COMMANDS[name]).group)
         return super().get_command(ctx, name)
 
 
@@ -100,7 +102,11 @@ def _parse_option(text: str) -> tuple[str, str, object]:
                    "'latest' for the newest).")
 @click.option("--threads", type=click.IntRange(min=1), default=None, metavar="N",
               help="Solver threads (default: every core); the answers are the same for any N.")
-def build(games, db_path, force, no_wait, quiet, option_texts, storage_version, threads):
+@click.option("--rules", "rules_files", multiple=True, metavar="FILE.toml",
+              help="Also build the house rules in this file as a variant named in it, beside what the "
+                   "database holds (print a file to edit with: dicebase rules GAME). Repeatable.")
+@click.option("--force-size", is_flag=True, help="Build rule sets whose estimated solve exceeds the size limits.")
+def build(games, db_path, force, no_wait, quiet, option_texts, storage_version, threads, rules_files, force_size):
     """Solve the named games (default: all) and write their tables.
 
     The build writes a temporary file beside the target and renames it into
@@ -118,20 +124,23 @@ def build(games, db_path, force, no_wait, quiet, option_texts, storage_version, 
         dicebase build ten-thousand -o ten-thousand.goal=2000 --db db/small.duckdb
         dicebase build --storage-version v1.2.0
         dicebase build ten-thousand --threads 4
+        dicebase build ten-thousand --rules our-table.toml
     """
     from dicebase.builder.pipeline import build as run_build
     from dicebase.location import resolve
     from dicebase.query.base import BadInput
+    from dicebase.rules.files import load as load_rules
 
     options: dict[str, dict] = {}
     for text in option_texts:
         game, key, value = _parse_option(text)
         options.setdefault(game, {})[key] = value
     try:
+        house = [load_rules(path) for path in rules_files]
         loc = resolve(db_path)
         report = run_build(
             list(games) or None, loc, force=force, quiet=quiet, options=options, storage_version=storage_version,
-            threads=threads, wait=not no_wait,
+            threads=threads, wait=not no_wait, house_rules=house, force_size=force_size,
         )
     except ValueError as exc:
         raise BadInput(str(exc)) from None

@@ -5,17 +5,17 @@ from __future__ import annotations
 import click
 
 from dicebase.cli.common import db_option, emit, open_db, output_option, resolve_format
+from dicebase.rules.ten_thousand import MAX_POINTS
 
 
 def _rules_option(func):
     return click.option(
-        "--rules", default="ten-thousand", show_default=True, metavar="NAME",
-        help="Rule set: ten-thousand (seed 004) or farkle (see `dicebase info`).",
+        "--rules", "--variant", "rules", default="ten-thousand", show_default=True, metavar="NAME",
+        help="Rule set: a preset (ten-thousand = seed 004, farkle, farkle-additive, zilch) or house rules "
+             "built from a file (see `dicebase info`).",
     )(func)
 
 
-# the query layer's MAX_POINTS (not imported here: the CLI imports no query module at start-up)
-MAX_POINTS = 100_000
 POINTS = click.IntRange(0, MAX_POINTS)
 
 

@@ -427,17 +427,17 @@ class Database:
 
     def fetchall(self, sql: str, params: tuple | list = ()) -> list[tuple]:
         _check_statement(sql, params)
-        return self._run(lambda con: con.execute(sql, params).fetchall())
+        return self._run(lambda con: _cursor(con, sql, params).fetchall())
 
     def fetchone(self, sql: str, params: tuple | list = ()) -> tuple | None:
         _check_statement(sql, params)
-        return self._run(lambda con: con.execute(sql, params).fetchone())
+        return self._run(lambda con: _cursor(con, sql, params).fetchone())
 
     def columns(self, sql: str, params: tuple | list = ()) -> tuple[list[str], list[tuple]]:
         _check_statement(sql, params)
 
         def work(con):
-            cur = con.execute(sql, params)
+            cur = _cursor(con, sql, params)
             names = [d[0] for d in cur.description] if cur.description else []
             return names, cur.fetchall()
 
@@ -639,6 +639,14 @@ class Database:
         from dicebase.query.ten_thousand import Queries
 
         return Queries(self)
+
+
+def _cursor(con, sql: str, params):
+    """con.execute(sql, params), or BadInput when the text holds no statement (DuckDB then returns None)."""
+    cursor = con.execute(sql, params)
+    if cursor is None:
+        raise BadInput("the query holds no SQL statement")
+    return cursor
 
 
 def _check_statement(sql, params) -> None:

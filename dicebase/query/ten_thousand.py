@@ -13,16 +13,14 @@ from dataclasses import asdict, dataclass, field
 
 from dicebase.query.base import BadInput, NotInDatabase, clip, text_choice, whole_number
 
-UNIT = 50
-#: Largest turn total, score or opponent score a lookup accepts, points.  Far beyond any real
-#: game: the chance of scoring 50,000 points in one turn is 3e-19, of 100,000 below 1e-37.
-MAX_POINTS = 100_000
+from dicebase.rules.ten_thousand import MAX_POINTS, PRESETS
+
 EXPECTED = "expected_banked_points"
 WIN = "win_probability"
 
 #: Value of every keep of a roll in the two-player game by one-step lookahead.
 #: Named parameters (see :func:`positional`): :k turn total, :i score, :j opponent (< :goal),
-#: :goal, :rules, :dice, :triple, :roll.  A continuation state missing from
+#: :goal, :rules, :dice, :triple, :roll, :unit (the scoring unit), :start (dice at a turn start).  A continuation state missing from
 #: ten_thousand_duel banks: below the goal its value is 1 - the opponent's turn-start value,
 #: at or above it 1 - the opponent's chance to exceed in the last turn (0 past the stored needs).
 DUEL_LOOKAHEAD_SQL = """
@@ -37,15 +35,15 @@ LEFT JOIN ten_thousand_duel d
  AND d.turn_total = :k + kp.points AND d.dice = kp.dice_after AND d.triple = kp.triple_after
 LEFT JOIN ten_thousand_duel w
   ON w.rules = :rules AND w.goal = :goal AND w.score = :j AND w.opponent = :i + :k + kp.points
- AND w.turn_total = 0 AND w.dice = 6 AND w.triple = 0
+ AND w.turn_total = 0 AND w.dice = :start AND w.triple = 0
 LEFT JOIN ten_thousand_exceed e
-  ON e.rules = :rules AND e.policy = 'optimal' AND e.need = :i + :k + kp.points - :j + 50
- AND e.dice = 6 AND e.triple = 0
+  ON e.rules = :rules AND e.policy = 'optimal' AND e.need = :i + :k + kp.points - :j + :unit
+ AND e.dice = :start AND e.triple = 0
 WHERE kp.rules = :rules AND kp.dice = :dice AND kp.triple = :triple AND kp.roll = :roll
 """
 
 #: Value of every keep of a roll in the LAST turn (the opponent has banked :j >= goal; the
-#: player to move must end above it).  :need = :j - :i - :k + 50 is what the turn must still
+#: player to move must end above it).  :need = :j - :i - :k + :unit is what the turn must still
 #: gain before this roll.  A keep that gets ahead banks and wins (1); otherwise the player
 #: rolls on, winning with the stored chance to still gain the rest (0 past the stored needs).
 LAST_TURN_SQL = """
@@ -61,15 +59,15 @@ WHERE kp.rules = :rules AND kp.dice = :dice AND kp.triple = :triple AND kp.roll 
 
 #: Win probability of BANKING at a two-player state (:i score, :j opponent, both < :goal,
 #: :k > 0 turn total): below the goal the opponent starts a normal turn at (:j, :i + :k);
-#: at or above it the opponent gets the last turn and must gain :i + :k - :j + 50 or more.
+#: at or above it the opponent gets the last turn and must gain :i + :k - :j + :unit or more.
 BANK_VALUE_SQL = """
 SELECT CASE WHEN :i + :k < :goal
        THEN 1 - (SELECT w.p_win FROM ten_thousand_duel w
                  WHERE w.rules = :rules AND w.goal = :goal AND w.score = :j AND w.opponent = :i + :k
-                   AND w.turn_total = 0 AND w.dice = 6 AND w.triple = 0)
+                   AND w.turn_total = 0 AND w.dice = :start AND w.triple = 0)
        ELSE 1 - COALESCE((SELECT e.p_exceed FROM ten_thousand_exceed e
-                          WHERE e.rules = :rules AND e.policy = 'optimal' AND e.need = :i + :k - :j + 50
-                            AND e.dice = 6 AND e.triple = 0), 0) END AS bank_value
+                          WHERE e.rules = :rules AND e.policy = 'optimal' AND e.need = :i + :k - :j + :unit
+                            AND e.dice = :start AND e.triple = 0), 0) END AS bank_value
 """
 
 #: Win probability of ROLLING at any two-player pre-roll state (then playing optimally), by
@@ -88,10 +86,10 @@ WITH kv AS (
    AND d.turn_total = :k + kp.points AND d.dice = kp.dice_after AND d.triple = kp.triple_after
   LEFT JOIN ten_thousand_duel w
     ON w.rules = :rules AND w.goal = :goal AND w.score = :j AND w.opponent = :i + :k + kp.points
-   AND w.turn_total = 0 AND w.dice = 6 AND w.triple = 0
+   AND w.turn_total = 0 AND w.dice = :start AND w.triple = 0
   LEFT JOIN ten_thousand_exceed e
-    ON e.rules = :rules AND e.policy = 'optimal' AND e.need = :i + :k + kp.points - :j + 50
-   AND e.dice = 6 AND e.triple = 0
+    ON e.rules = :rules AND e.policy = 'optimal' AND e.need = :i + :k + kp.points - :j + :unit
+   AND e.dice = :start AND e.triple = 0
   WHERE kp.rules = :rules AND kp.dice = :dice AND kp.triple = :triple
   GROUP BY kp.roll
 )
@@ -230,11 +228,11 @@ def _int(value, what: str, allowed: str) -> int:
     return whole_number(value, what, allowed)
 
 
-def _points(value, what: str, hi: int = MAX_POINTS, why: str = "") -> int:
-    """A multiple of 50 from 0 to ``hi``; ``why`` explains the upper end."""
-    allowed = f"a multiple of 50 from 0 to {hi}{why}"
+def _points(value, what: str, unit: int, hi: int = MAX_POINTS, why: str = "") -> int:
+    """A multiple of the rule set's ``unit`` from 0 to ``hi``; ``why`` explains the upper end."""
+    allowed = f"a multiple of {unit} from 0 to {hi}{why}"
     v = _int(value, what, allowed)
-    if v < 0 or v > hi or v % UNIT:
+    if v < 0 or v > hi or v % unit:
         raise BadInput(f"{what} must be {allowed}, got {v}")
     return v
 
@@ -268,8 +266,6 @@ class Queries:
         text_choice(rules, "rules")
         built = self.rule_sets()
         if rules not in built:
-            from dicebase.rules.ten_thousand import PRESETS
-
             if rules in PRESETS:
                 raise NotInDatabase(
                     f"rule set {rules!r} is not built; add it with: dicebase build ten-thousand --force "
@@ -318,10 +314,15 @@ class Queries:
             raise BadInput(f"a turn reaches {what} only with a turn total of at least {low}, got {k}")
 
     def _scores(self, rules: str, score, opponent) -> tuple[int, int, int]:
-        goal = self.goal(rules)
-        i = _points(score, "--score", goal - UNIT, f" (the player to move is below the goal {goal})")
-        j = _points(opponent, "--opponent", MAX_POINTS, f" (at or above the goal {goal}: your last turn)")
+        goal, unit = self.goal(rules), self._rule(rules)["unit"]
+        i = _points(score, "--score", unit, goal - unit, f" (the player to move is below the goal {goal})")
+        j = _points(opponent, "--opponent", unit, MAX_POINTS, f" (at or above the goal {goal}: your last turn)")
         return goal, i, j
+
+    def _shape(self, rules: str) -> tuple[int, int]:
+        """(scoring unit, dice at a turn start) of a built rule set (50 and 6 in every preset)."""
+        rule = self._rule(rules)
+        return rule["unit"], rule["dice"]
 
     # -- (a) -----------------------------------------------------------
     def odds(self, dice, triple=0, rules: str = "ten-thousand") -> list[OddsRow]:
@@ -358,7 +359,7 @@ class Queries:
             raise BadInput(f"dice faces must be 1-6, got {bad[0]}")
         n = len(faces)
         t = self._triple(rule, n, triple)
-        k = _points(turn_total, "--turn-total")
+        k = _points(turn_total, "--turn-total", rule["unit"])
         self._check_turn(rule, n, t, k)
         roll = "".join(str(f) for f in sorted(faces))
         if (score is None) != (opponent is None):
@@ -375,10 +376,12 @@ class Queries:
             objective = WIN
             if j >= goal:  # the last turn: end above the opponent or lose
                 last, farkle_value = True, 0.0
-                sql, params = LAST_TURN_SQL, dict(need=j - i - k + UNIT, rules=rules, dice=n, triple=t, roll=roll)
-                values = None if sqlite else self._last_turn_values(rules, j - i - k + UNIT, keeps)
+                need = j - i - k + rule["unit"]
+                sql, params = LAST_TURN_SQL, dict(need=need, rules=rules, dice=n, triple=t, roll=roll)
+                values = None if sqlite else self._last_turn_values(rules, need, keeps)
             else:
-                sql, params = DUEL_LOOKAHEAD_SQL, dict(k=k, i=i, j=j, goal=goal, rules=rules, dice=n, triple=t, roll=roll)
+                sql, params = DUEL_LOOKAHEAD_SQL, dict(k=k, i=i, j=j, goal=goal, rules=rules, dice=n, triple=t, roll=roll,
+                                                       unit=rule["unit"], start=rule["dice"])
                 if sqlite:
                     w_ji = self._turn_starts(rules, goal, j, [i]).get(i)
                     if w_ji is None:
@@ -450,8 +453,8 @@ class Queries:
         marks = ", ".join("?" * len(set(opponents)))
         rows = self.db.fetchall(
             "SELECT opponent, p_win FROM ten_thousand_duel WHERE rules = ? AND goal = ? AND score = ? "
-            f"AND opponent IN ({marks}) AND turn_total = 0 AND dice = 6 AND triple = 0",
-            (rules, goal, i, *sorted(set(opponents))),
+            f"AND opponent IN ({marks}) AND turn_total = 0 AND dice = ? AND triple = 0",
+            (rules, goal, i, *sorted(set(opponents)), self._shape(rules)[1]),
         )
         return {int(o): float(p) for o, p in rows}
 
@@ -476,10 +479,11 @@ class Queries:
                 (rules, goal, i, j, k + min(points), k + max(points)),
             )
             stored = {(int(kk), int(d), int(c)): float(p) for kk, d, c, p in rows}
+        unit, start = self._shape(rules)
         banked = [i + k + p for p in points]
         starts = self._turn_starts(rules, goal, j, [i, *(b for b in banked if b < goal)])
-        over = [b - j + UNIT for b in banked if b >= goal]
-        exceed = self._exceed(rules, min(over), max(over), 6, 0) if over else {}
+        over = [b - j + unit for b in banked if b >= goal]
+        exceed = self._exceed(rules, min(over), max(over), start, 0) if over else {}
         if i not in starts or any(b not in starts for b in banked if b < goal):
             raise NotInDatabase(f"ten_thousand_duel lacks turn-start values of score {j}; rebuild: "
                                 "dicebase build ten-thousand --force")
@@ -491,7 +495,7 @@ class Queries:
             elif b < goal:
                 values.append((1 - starts[b], "bank"))
             else:
-                values.append((1 - exceed.get((b - j + UNIT, 6, 0), 0), "bank"))
+                values.append((1 - exceed.get((b - j + unit, start, 0), 0), "bank"))
         return values, starts[i]
 
     def _last_turn_values(self, rules: str, need: int, keeps: list[tuple]) -> list[tuple[float, str]]:
@@ -515,25 +519,27 @@ class Queries:
         return [stored.get((k + p, da, ta), (k + p, "bank")) for _roll, _keep, p, _used, da, ta, _hd, _dom in keeps]
 
     def _bank_value(self, rules: str, goal: int, i: int, j: int, k: int) -> float:
-        """BANK_VALUE_SQL: 1 - W(j, i + k) below the goal, else 1 - P_exceed(i + k - j + 50)."""
+        """BANK_VALUE_SQL: 1 - W(j, i + k) below the goal, else 1 - P_exceed(i + k - j + unit)."""
         if i + k < goal:
             w = self._turn_starts(rules, goal, j, [i + k])
             if not w:
                 raise NotInDatabase(f"ten_thousand_duel lacks the turn start ({j}, {i + k}); rebuild: "
                                     "dicebase build ten-thousand --force")
             return 1 - w[i + k]
-        need = i + k - j + UNIT
-        return 1 - self._exceed(rules, need, need, 6, 0).get((need, 6, 0), 0)
+        unit, start = self._shape(rules)
+        need = i + k - j + unit
+        return 1 - self._exceed(rules, need, need, start, 0).get((need, start, 0), 0)
 
-    def state(self, score, opponent, turn_total, dice=6, triple=0, rules: str = "ten-thousand") -> State:
+    def state(self, score, opponent, turn_total, dice=None, triple=0, rules: str = "ten-thousand") -> State:
         """Win probability, optimal action and both action values of ANY two-player pre-roll state.
 
         Stored roll states are read from ten_thousand_duel; bank states (not stored) get the bank
         value from :data:`BANK_VALUE_SQL` and the roll value by one-step lookahead
         (:data:`ROLL_VALUE_SQL`); last-turn states (opponent >= goal) from ten_thousand_exceed."""
         rule = self._rule(rules)
-        k = _points(turn_total, "--turn-total")
-        n = _int(dice, "--dice", "1-6")
+        unit = rule["unit"]
+        k = _points(turn_total, "--turn-total", unit)
+        n = _int(rule["dice"] if dice is None else dice, "--dice", "1-6")
         if not 1 <= n <= rule["dice"]:
             raise BadInput(f"--dice must be 1-{rule['dice']}, got {n}")
         t = self._triple(rule, n, triple)
@@ -541,7 +547,7 @@ class Queries:
         goal, i, j = self._scores(rules, score, opponent)
         key = (rules, goal, i, j, k, n, t)
         if j >= goal:
-            need = j - i - k + UNIT
+            need = j - i - k + unit
             if need <= 0:  # already ahead: bank and win; rolling risks only the farkle
                 return State(*key, True, 1.0, "bank", 1.0 - self.classes(rules)[(n, t)][0], 1.0,
                              "last turn, already ahead: banking wins; rolling wins unless it farkles "
@@ -553,7 +559,7 @@ class Queries:
             )
             p = float(row[0]) if row else 0.0
             return State(*key, True, p, "roll", p, 0.0 if k > 0 else None,
-                         f"last turn: ten_thousand_exceed (need = opponent - score - turn_total + 50 = {need})"
+                         f"last turn: ten_thousand_exceed (need = opponent - score - turn_total + {unit} = {need})"
                          + ("" if row else "; past the stored needs, taken as 0"))
         can_bank = k > 0 and (i > 0 or k >= rule["opening_minimum"])
         bank = None
@@ -576,7 +582,7 @@ class Queries:
         if self.db.store == "sqlite":  # its indexed joins run the documented query fastest
             farkle = 1.0 - self._turn_starts(rules, goal, j, [i])[i]
             parts = self.db.fetchall(*positional(ROLL_PARTS_SQL, dict(
-                i=i, j=j, k=k, goal=goal, rules=rules, dice=n, triple=t)))
+                i=i, j=j, k=k, goal=goal, rules=rules, dice=n, triple=t, unit=unit, start=rule["dice"])))
         else:
             keeps = self._keeps(rules, n, t, None)
             values, w_ji = self._duel_values(rules, goal, i, j, k, keeps)

@@ -13,3 +13,8 @@ GAMES = {
     "rolled_ones": "dicebase.rules.rolled_ones",
     "ten_thousand": "dicebase.rules.ten_thousand",
 }
+
+
+class SizeLimit(ValueError):
+    """A rule set whose solve would exceed the machine (the message gives the estimate).
+    ``dicebase build --force-size`` builds it anyway."""

@@ -19,6 +19,9 @@ from dataclasses import asdict, dataclass
 from functools import cached_property, lru_cache
 from math import comb
 
+from dicebase.rules import SizeLimit
+from dicebase.rules.files import Key
+
 GAME = "rolled_ones"
 #: Seed 002's human-playable policies, in algorithm order (rolled_ones_states column prefixes).
 POLICY_NAMES = ("roll_4_or_5_dice", "fixed_hold_at", "simple_ones_cases", "keep_pace_end_race")
@@ -149,12 +152,14 @@ DEFAULT_OPTIONS = {
     "faces": 6,
     "turn_total_bound": 80,
     "komi_max": 10,
+    "house_rules": {},  # name -> values of a rules file (dicebase build rolled-ones --rules FILE.toml)
 }
 
 #: The tests check seed 002's figures in the database, so they build the real game.
-TEST_OPTIONS = dict(DEFAULT_OPTIONS)
+TEST_OPTIONS = {k: v for k, v in DEFAULT_OPTIONS.items() if k != "house_rules"}
 
 STANDARD = Rules()
+PRESETS = {"standard": STANDARD}
 
 
 def variant_name(rules: Rules) -> str:
@@ -186,13 +191,41 @@ OPTION_RANGES = {
 MAX_STATE_CELLS = 5_000_000
 
 
+def _relations(values: dict) -> tuple[str, str] | None:
+    """(key, what is wrong) for values in range that do not fit together, else None."""
+    G, D, L, K = values["goal"], values["dice"], values["ones_limit"], values["turn_total_bound"]
+    if L > D:
+        return "ones_limit", f"must be at most dice ({D}), got {L}"
+    if K < G:
+        return "turn_total_bound", f"must be at least the goal ({G}), got {K}"
+    if values["komi_max"] >= G:
+        return "komi_max", f"must be 0..{G - 1} (below the goal {G}), got {values['komi_max']}"
+    return None
+
+
+def size_estimate(values: dict) -> int:
+    """State cells ``2 * goal^2 * (turn_total_bound + 1) * ones_limit`` of a solve."""
+    return 2 * values["goal"] ** 2 * (values["turn_total_bound"] + 1) * values["ones_limit"]
+
+
+def _check_size(values: dict, what: str) -> None:
+    cells = size_estimate(values)
+    if cells > MAX_STATE_CELLS:
+        raise SizeLimit(
+            f"rolled-ones{what}: goal {values['goal']}, turn_total_bound {values['turn_total_bound']}, ones_limit "
+            f"{values['ones_limit']} need {cells:,} states (about {cells * 64 / 1e9:.1f} GB), more than the "
+            f"{MAX_STATE_CELLS:,} a build may use; lower goal or turn_total_bound"
+        )
+
+
 def validate_options(options: dict) -> None:
-    """ValueError (one line) for bad build options; the pipeline calls it before touching any file.
+    """ValueError (one line) for bad build options, :class:`SizeLimit` for a solve too large;
+    the pipeline calls it before touching any file.
 
     Every option is a whole number (an ``int``; ``True``/``20.5``/``"20"`` are refused, never
     truncated) within :data:`OPTION_RANGES`, with ``ones_limit <= dice``,
     ``turn_total_bound >= goal``, ``komi_max < goal`` and a state space of at most
-    :data:`MAX_STATE_CELLS`.
+    :data:`MAX_STATE_CELLS`; the same holds for every house rule set.
     """
     values = {}
     for key, (lo, hi) in OPTION_RANGES.items():
@@ -202,24 +235,17 @@ def validate_options(options: dict) -> None:
         if not lo <= value <= hi:
             raise ValueError(f"rolled-ones.{key} must be {lo}..{hi}, got {value}")
         values[key] = value
-    G, D, L, K = values["goal"], values["dice"], values["ones_limit"], values["turn_total_bound"]
-    if L > D:
-        raise ValueError(f"rolled-ones.ones_limit must be at most dice ({D}), got {L}")
-    if K < G:
-        raise ValueError(f"rolled-ones.turn_total_bound must be at least the goal ({G}), got {K}")
-    if values["komi_max"] >= G:
-        raise ValueError(f"rolled-ones.komi_max must be 0..{G - 1} (below the goal {G}), got {values['komi_max']}")
-    cells = 2 * G * G * (K + 1) * L
-    if cells > MAX_STATE_CELLS:
-        raise ValueError(
-            f"rolled-ones: goal {G}, turn_total_bound {K}, ones_limit {L} need {cells:,} states, "
-            f"more than the {MAX_STATE_CELLS:,} a build may use; lower goal or turn_total_bound"
-        )
+    bad = _relations(values)
+    if bad:
+        raise ValueError(f"rolled-ones.{bad[0]} {bad[1]}")
+    house = variants(options)[1:]
+    _check_size(values, "")
+    for name, _, _ in house:
+        _check_size(options["house_rules"][name], f" {name}")
 
 
 def rules_from_options(options: dict) -> Rules:
-    """The :class:`Rules` of build options, checked by :func:`validate_options`."""
-    validate_options(options)
+    """The :class:`Rules` of build options (checked by :func:`validate_options`)."""
     return Rules(
         goal=options["goal"],
         dice=options["dice"],
@@ -227,3 +253,63 @@ def rules_from_options(options: dict) -> Rules:
         faces=options["faces"],
         turn_total_bound=options["turn_total_bound"],
     )
+
+
+def variants(options: dict) -> list[tuple[str, Rules, int]]:
+    """(name, rules, komi_max) of every variant a build writes: the options' own, then each house rule set
+    (one named like the options' own must equal it, and is written once)."""
+    main = rules_from_options(options)
+    out = [(variant_name(main), main, options["komi_max"])]
+    house = options.get("house_rules", {})
+    if not isinstance(house, dict):
+        raise ValueError(f"rolled-ones.house_rules must map names to rules-file values, got {house!r}")
+    for name, values in house.items():
+        try:
+            rules = from_file(name, values)
+        except (TypeError, KeyError, ValueError) as exc:
+            raise ValueError(f"rolled-ones.house_rules[{name!r}]: {exc}") from None
+        if name == out[0][0]:
+            if (rules, values["komi_max"]) != out[0][1:]:
+                raise ValueError(f"rolled-ones house rules {name!r} differ from the variant of that name; rename them")
+            continue
+        out.append((name, rules, values["komi_max"]))
+    return out
+
+
+# --------------------------------------------------------------------------- rules files
+_HELP = {
+    "goal": "Points that end the game: a player ending a turn with this many makes it the last round, and "
+    "player 2 must then exceed player 1's score (seed 002: 50).",
+    "dice": "Dice rolled at the start of a turn; rolled 1s are set aside (seed 002: 5).",
+    "ones_limit": "How many 1s set aside end the turn with no score (seed 002: 3); at most dice.",
+    "faces": "Faces per die (a 1 comes up with chance 1/faces).",
+    "turn_total_bound": "Solver setting: the largest turn total kept in the state space (at least the goal; "
+    "the build proves holding optimal beyond it, or stops and says so).",
+    "komi_max": "Solver setting: compensation points 0..komi_max given to player 2 in the komi table "
+    "(below the goal).",
+}
+FILE_KEYS = tuple(Key(k, "int", _HELP[k], minimum=lo, maximum=hi) for k, (lo, hi) in OPTION_RANGES.items())
+FILE_DEFAULTS: dict = {}
+
+
+def to_file(rules: Rules, komi_max: int = DEFAULT_OPTIONS["komi_max"]) -> dict:
+    return {"goal": rules.goal, "dice": rules.dice, "ones_limit": rules.ones_limit, "faces": rules.faces,
+            "turn_total_bound": rules.turn_total_bound, "komi_max": komi_max}
+
+
+def from_file(name: str, values: dict) -> Rules:
+    """:class:`Rules` from checked rules-file values; ValueError ``"key: what is wrong"``."""
+    bad = _relations(values)
+    if bad:
+        raise ValueError(f"{bad[0]}: {bad[1]}")
+    return rules_from_options(values)
+
+
+def from_record(record: dict, solver: dict | None = None) -> dict:
+    """Rules-file values of a variant as stored in build_variants.rules_json."""
+    return {k: record[k] for k in OPTION_RANGES}
+
+
+def add_house(options: dict, name: str, values: dict) -> dict:
+    """Build options that also build the rules file ``values`` as variant ``name``."""
+    return {**options, "house_rules": {**options.get("house_rules", {}), name: values}}

@@ -22,7 +22,11 @@ from __future__ import annotations
 import reprlib
 from dataclasses import asdict, dataclass, field
 from functools import lru_cache
-from itertools import product
+from itertools import combinations_with_replacement, product
+from math import factorial, prod
+
+from dicebase.rules import SizeLimit
+from dicebase.rules.files import Key
 
 GAME = "ten_thousand"
 
@@ -132,7 +136,43 @@ FARKLE = RuleSet(
     opening_minimum=500,
 )
 
-PRESETS: dict[str, RuleSet] = {r.name: r for r in (TEN_THOUSAND, FARKLE)}
+FARKLE_ADDITIVE = RuleSet(
+    name="farkle-additive",
+    description=(
+        "Matt Busche's Farkle scoring: single 1 = 100, single 5 = 50, three 1s = 1000, three of a kind "
+        "= 100 x face, each further die of the set adds the triple value again (four 3s 600, five 900, six "
+        "1200), 1-6 straight 1500, three pairs 750 (four of a kind + pair counts as three pairs), two triples "
+        "score as two triples; each roll is scored on its own (no standing triple)"
+    ),
+    source=(
+        "Matt Busche, 'Farkle Scoring' (http://www.mattbusche.org/projects/farkle/scoring.php), the point "
+        "values it calls typical; its optional six-dice-farkle bonus is not part of this preset"
+    ),
+    triple_stands=False,
+    straight=1500,
+    three_pairs=750,
+    three_pairs_with_four=True,
+)
+
+ZILCH = RuleSet(
+    name="zilch",
+    description=(
+        "Zilch: single 1 = 100, single 5 = 50, three 1s = 1000, three of a kind = 100 x face, every die "
+        "over three doubles the set (four 2s 400, five 800, six 1600), 1-6 straight 1500, three pairs 1500, "
+        "scoring all six dice gives a free roll of six; each roll is scored on its own"
+    ),
+    source=(
+        "playr.co.uk, 'Rules of Zilch' (http://zilch.playr.co.uk/rules.php); not modelled: its 500 points for "
+        "six dice with no score, the 300 points needed to bank and the 500-point penalty for a third zilch "
+        "in a row"
+    ),
+    extra_dice="double",
+    triple_stands=False,
+    straight=1500,
+    three_pairs=1500,
+)
+
+PRESETS: dict[str, RuleSet] = {r.name: r for r in (TEN_THOUSAND, FARKLE, FARKLE_ADDITIVE, ZILCH)}
 
 
 def get_rules(name: str) -> RuleSet:
@@ -144,44 +184,94 @@ def get_rules(name: str) -> RuleSet:
 
 #: Every build option with its default.
 DEFAULT_OPTIONS = {
-    "rules": ["ten-thousand", "farkle"],  # rule sets for tables (a), (b), (c), (e: turn)
+    "rules": ["ten-thousand", "farkle", "farkle-additive", "zilch"],  # rule sets for (a), (b), (c), (e: turn)
     "duel_rules": ["ten-thousand"],  # rule sets solved as a two-player game, (d) and (e)
-    "goal": 10_000,  # two-player goal, points
+    "goal": 10_000,  # two-player goal of the presets, points (a house rule set's own goal is in its file)
+    "house_rules": {},  # name -> values of a rules file (dicebase build ten-thousand --rules FILE.toml)
 }
 TEST_OPTIONS = {"goal": 1000}
 #: Largest two-player goal a build accepts, points.
 MAX_GOAL = 20_000
+#: Largest turn total, score or opponent score a lookup accepts, points.  Far beyond any real
+#: game: the chance of scoring 50,000 points in one turn is 3e-19, of 100,000 below 1e-37.
+MAX_POINTS = 100_000
+
+
+def _house(options: dict) -> dict[str, RuleSet]:
+    house = options.get("house_rules", {})
+    if not isinstance(house, dict):
+        raise ValueError(f"ten-thousand.house_rules must map names to rules-file values, got {house!r}")
+    out = {}
+    for name, values in house.items():
+        try:
+            out[name] = from_file(name, values)
+        except (TypeError, KeyError, ValueError) as exc:
+            raise ValueError(f"ten-thousand.house_rules[{name!r}]: {exc}") from None
+    return out
 
 
 def check_options(options: dict) -> tuple[list[RuleSet], list[RuleSet], int]:
-    """(rule sets, two-player rule sets, goal) of build options; ValueError (one line) if bad."""
+    """(rule sets, two-player rule sets, goal) of build options; ValueError (one line) if bad.
 
-    def names(key):
+    A house rule set (``house_rules``) named like a preset must equal it; it then takes the
+    preset's place (built from the file's values)."""
+    house = _house(options)
+    for name, rs in house.items():
+        if name in PRESETS and rs != PRESETS[name]:
+            raise ValueError(f"house rules {name!r} differ from the preset of that name; rename them")
+    known = {**PRESETS, **house}
+
+    def names(key, allow_empty=False):
         value = options[key]
         if isinstance(value, str):
             value = [v for v in value.split(",") if v]
-        if not isinstance(value, list) or not value:
+        if not isinstance(value, list) or not (value or allow_empty):
             raise ValueError(
-                f"ten-thousand.{key} must be a list of rule sets ({', '.join(PRESETS)}), got {reprlib.repr(value)}"
+                f"ten-thousand.{key} must be a list of rule sets ({', '.join(known)}), got {reprlib.repr(value)}"
             )
         if not all(isinstance(v, str) for v in value):
             raise ValueError(
-                f"ten-thousand.{key} must be a list of rule-set names ({', '.join(PRESETS)}), got {reprlib.repr(value)}"
+                f"ten-thousand.{key} must be a list of rule-set names ({', '.join(known)}), got {reprlib.repr(value)}"
             )
-        try:
-            return [get_rules(v) for v in value]
-        except KeyError as exc:
-            raise ValueError(f"ten-thousand.{key}: {exc.args[0]}") from None
+        unknown = [v for v in value if v not in known]
+        if unknown:
+            raise ValueError(f"ten-thousand.{key}: unknown rule set {unknown[0]!r}; known: {', '.join(known)}")
+        return [known[v] for v in dict.fromkeys(value)]
 
-    rules = names("rules")
-    duel = names("duel_rules")
+    rules = names("rules", allow_empty=bool(house))
+    duel = names("duel_rules", allow_empty=True)
     goal = options["goal"]
     if isinstance(goal, bool) or not isinstance(goal, int) or goal <= 0 or goal % 50 or goal > MAX_GOAL:
         raise ValueError(f"ten-thousand.goal must be a positive multiple of 50 up to {MAX_GOAL}, got {goal!r}")
+    duel += [rs for name, rs in house.items() if house_values(options, name).get("two_player") and rs not in duel]
     for r in duel:
         if r not in rules:
             rules.append(r)
+    if not rules:
+        raise ValueError("ten-thousand: no rule set to build (ten-thousand.rules is empty)")
     return rules, duel, goal
+
+
+def house_values(options: dict, name: str) -> dict:
+    return options.get("house_rules", {}).get(name, {})
+
+
+def validate_options(options: dict) -> None:
+    """ValueError (one line) for bad build options, :class:`SizeLimit` for a solve too large for
+    the machine; called before any file is touched."""
+    rule_sets, duel, goal = check_options(options)
+    for rs in rule_sets:
+        cells, what = size_estimate(rs, duel_goal(rs, goal) if rs in duel else None)
+        limit = MAX_DUEL_CELLS if rs in duel else MAX_TURN_CELLS
+        if cells > limit:
+            raise SizeLimit(f"ten-thousand {rs.name}: the solve needs {what} = {cells:,} cells "
+                            f"(about {cells * 20 / 1e9:.1f} GB), over the limit of {limit:,}; "
+                            "use a larger unit or a smaller goal")
+
+
+def duel_goal(rules: RuleSet, options_goal: int) -> int:
+    """The two-player goal a rule set is solved to: a preset's is the build option, a house rule set's its own."""
+    return options_goal if PRESETS.get(rules.name) == rules else rules.goal
 
 
 # ---------------------------------------------------------------- legality and scoring
@@ -215,13 +305,15 @@ def face_points(rules: RuleSet, face: int, m: int, standing: int) -> tuple[int, 
     if m == 0:
         return 0, False
     triple = rules.triple_values[face - 1]
-    if rules.triple_stands and standing == face:
+    if rules.triple_stands and standing == face and triple > 0:
         return m * triple, False
     single = rules.single_values[face - 1]
     best, best_triple = NEG, False
     for parts in _face_partitions(m):
         if 1 in parts and single <= 0:
             continue
+        if any(p >= 3 and rules.kind_points(face, p) <= 0 for p in parts):
+            continue  # an n-of-a-kind worth 0 does not score (house rules)
         pts = sum(single if p == 1 else rules.kind_points(face, p) for p in parts)
         has_kind = any(p >= 3 for p in parts)
         if pts > best or (pts == best and has_kind and not best_triple):
@@ -351,3 +443,203 @@ CLASS_ORDER = [
     "6-of-a-kind", "5-of-a-kind", "Two 3-of-a-kind", "Straight", "4-of-a-kind + pair",
     "Three pairs", "4-of-a-kind", "3-of-a-kind", "Add to 3-of-a-kind", "1 or 5", "Farkle",
 ]
+
+
+# ---------------------------------------------------------------- rolls (numpy-free, for checks)
+@lru_cache(maxsize=None)
+def roll_multisets(n: int) -> tuple[tuple[tuple[int, ...], int], ...]:
+    """Every roll of ``n`` six-sided dice as (dice counts per face, ordered ways); ways sum to 6**n."""
+    out = []
+    for faces in combinations_with_replacement(range(1, FACES + 1), n):
+        counts = tuple(faces.count(f) for f in range(1, FACES + 1))
+        out.append((counts, factorial(n) // prod(factorial(c) for c in counts)))
+    return tuple(out)
+
+
+def class_odds(rules: RuleSet) -> list[tuple[tuple[int, int], float, float]]:
+    """Per pre-roll class (order of :func:`turn_states`): (class, farkle chance, expected points of the
+    best-scoring keep of one roll)."""
+    out = []
+    for n, t in turn_states(rules):
+        farkle = best = 0
+        for counts, ways in roll_multisets(n):
+            keeps = legal_keeps(rules, counts, n, t)
+            if keeps:
+                best += ways * keeps[0].points
+            else:
+                farkle += ways
+        out.append(((n, t), farkle / 6**n, best / 6**n))
+    return out
+
+
+def bank_bound_points(rules: RuleSet) -> float:
+    """A turn total from which banking is optimal in every class: max over classes of
+    E[best points of a roll] / P(farkle) (docs/ten_thousand.md); inf if some class never farkles."""
+    return max((e / pf if pf > 0 else float("inf")) for _, pf, e in class_odds(rules))
+
+
+#: Largest two-player state array ``G * (2 G + 801) * classes`` (G = goal / unit) a build may
+#: use without --force-size: about 20 bytes a cell (values, actions, stored rows).  The
+#: default (goal 10,000, unit 50, 24 classes) needs 5.8 million.
+MAX_DUEL_CELLS = 20_000_000
+#: Largest solitaire table ``bank bound / unit x classes`` without --force-size.
+MAX_TURN_CELLS = 2_000_000
+
+
+def size_estimate(rules: RuleSet, goal: int | None) -> tuple[int, str]:
+    """(cells, description) of the largest array a build of ``rules`` needs (goal None: no two-player game)."""
+    S = len(turn_states(rules))
+    K = bank_bound_points(rules) / rules.unit
+    cells, what = int(min(K, 1e15) + 1) * S, f"a solitaire table of {int(min(K, 1e15)) + 1:,} turn totals x {S} classes"
+    if goal is not None:
+        G = goal // rules.unit
+        duel = G * (2 * G + 801) * S
+        if duel > cells:
+            cells, what = duel, f"a two-player array of {G:,} scores x {2 * G + 801:,} turn totals x {S} classes"
+    return cells, what
+
+
+# ---------------------------------------------------------------- rules files
+
+LAST_ROUND = ("others_one_turn_must_exceed",)
+
+FILE_KEYS = (
+    Key("description", "str", "What these rules are, in a sentence (stored with the tables)."),
+    Key("source", "str", "Where the rules come from (a rule sheet, a web page, 'our kitchen table').",
+        required=False),
+    Key("dice", "int", "Dice rolled at the start of a turn (straight, three pairs, four of a kind + pair and "
+        "two triples need 6).", minimum=1, maximum=6),
+    Key("single", "ints", "Points of a single die, per face 1..6 (0 = a lone die of that face does not "
+        "score). Seed 004: a 1 is 100, a 5 is 50.", length=6),
+    Key("triple", "ints", "Points of three of a kind, per face 1..6 (0 = three of that face do not score).",
+        length=6),
+    Key("extra_dice", "choice", "Four, five and six of a kind: \"add_triple\" = each die over three adds "
+        "the triple value again (x2, x3, x4: seed 004), \"double\" = each die over three doubles it (x2, x4, "
+        "x8), \"fixed\" = the points in kind_values.", choices=("add_triple", "double", "fixed")),
+    Key("kind_values", "ints", "Points of four, five and six of a kind of any face when extra_dice = "
+        "\"fixed\"; otherwise [0, 0, 0].", length=3),
+    Key("straight", "int", "Points of a 1-2-3-4-5-6 straight in one roll of six dice (0 = not a "
+        "combination)."),
+    Key("three_pairs", "int", "Points of three pairs in one roll of six dice (0 = not a combination)."),
+    Key("three_pairs_with_four", "bool", "Whether four of a kind plus a pair also counts as three pairs."),
+    Key("four_and_pair", "int", "Points of four of a kind plus a pair in one roll (0 = not a combination)."),
+    Key("two_triples", "int", "Points of two triples in one roll (0 = they score as two separate triples)."),
+    Key("triple_stands", "bool", "Whether a triple kept earlier in the turn stands: every later die of its "
+        "face scores the triple value again (seed 004). false = each roll is scored on its own."),
+    Key("hot_dice", "bool", "Whether scoring with every die gives all dice back to roll again (hot dice). "
+        "The solvers need true (a turn that must end when every die has scored is not modelled)."),
+    Key("hot_dice_clears_triple", "bool", "Whether hot dice ends a standing triple (only used with "
+        "triple_stands; the solvers need true there)."),
+    Key("opening_minimum", "int", "Points a turn needs to bank while the player's score is still 0 "
+        "(to get on the board); 0 = none."),
+    Key("goal", "int", "Points that end the game: the first player to bank this many makes it the last "
+        "round; the two-player game is solved to it.", minimum=1),
+    Key("last_round", "choice", "What happens when a player reaches the goal: "
+        "\"others_one_turn_must_exceed\" = the other player has one more turn and must end above.",
+        choices=LAST_ROUND),
+    Key("unit", "int", "The scoring unit: every value above is a multiple of it (smaller units make larger "
+        "solves).", minimum=1),
+    Key("two_player", "bool", "Also solve the optimal two-player game to the goal (tables d and e; takes "
+        "longer than the one-turn tables).", required=False),
+)
+FILE_DEFAULTS = {"source": "", "two_player": False}
+
+
+def to_file(rules: RuleSet, two_player: bool = False) -> dict:
+    """The rules-file values of a rule set (what :func:`from_file` reads back)."""
+    return {
+        "description": rules.description,
+        "source": rules.source,
+        "dice": rules.dice,
+        "single": list(rules.single_values),
+        "triple": list(rules.triple_values),
+        "extra_dice": rules.extra_dice,
+        "kind_values": list(rules.kind_values) if rules.extra_dice == "fixed" else [0, 0, 0],
+        "straight": rules.straight or 0,
+        "three_pairs": rules.three_pairs or 0,
+        "three_pairs_with_four": rules.three_pairs_with_four,
+        "four_and_pair": rules.four_and_pair or 0,
+        "two_triples": rules.two_triples or 0,
+        "triple_stands": rules.triple_stands,
+        "hot_dice": rules.hot_dice,
+        "hot_dice_clears_triple": rules.hot_dice_clears_triple,
+        "opening_minimum": rules.opening_minimum,
+        "goal": rules.goal,
+        "last_round": rules.last_round,
+        "unit": rules.unit,
+        "two_player": two_player,
+    }
+
+
+def from_file(name: str, values: dict) -> RuleSet:
+    """A :class:`RuleSet` from checked rules-file values; ValueError ``"key: what is wrong"``."""
+    v = values
+    fixed = v["extra_dice"] == "fixed"
+    if not fixed and any(v["kind_values"]):
+        raise ValueError('kind_values: only used with extra_dice = "fixed"; set it to [0, 0, 0]')
+    if v["dice"] < 6:
+        for key in ("straight", "three_pairs", "four_and_pair", "two_triples"):
+            if v[key]:
+                raise ValueError(f"{key}: needs six dice (dice = {v['dice']}); set it to 0")
+    if v["triple_stands"] and not v["hot_dice_clears_triple"]:
+        raise ValueError("hot_dice_clears_triple: false is not supported with triple_stands = true (the solvers "
+                         "let a triple stand only with 3 or fewer dice to roll); allowed: true")
+    if not v["hot_dice"]:
+        raise ValueError("hot_dice: false is not supported (the solvers model a turn that goes on with all the "
+                         "dice after every die has scored); allowed: true")
+    unit = v["unit"]
+    for key in ("single", "triple", "kind_values", "straight", "three_pairs", "four_and_pair", "two_triples",
+                "opening_minimum", "goal"):
+        items = v[key] if isinstance(v[key], list) else [v[key]]
+        bad = [x for x in items if x % unit]
+        if bad:
+            raise ValueError(f"{key}: {bad[0]} is not a multiple of the unit {unit}; every score must be")
+    rules = RuleSet(
+        name=name,
+        description=v["description"],
+        source=v["source"],
+        dice=v["dice"],
+        single_values=tuple(v["single"]),
+        triple_values=tuple(v["triple"]),
+        extra_dice=v["extra_dice"],
+        kind_values=tuple(v["kind_values"]) if fixed else (),
+        triple_stands=v["triple_stands"],
+        straight=v["straight"] or None,
+        three_pairs=v["three_pairs"] or None,
+        three_pairs_with_four=v["three_pairs_with_four"],
+        four_and_pair=v["four_and_pair"] or None,
+        two_triples=v["two_triples"] or None,
+        hot_dice=v["hot_dice"],
+        hot_dice_clears_triple=v["hot_dice_clears_triple"],
+        opening_minimum=v["opening_minimum"],
+        goal=v["goal"],
+        last_round=v["last_round"],
+        unit=unit,
+    )
+    odds = class_odds(rules)
+    if odds[0][1] == 1.0:  # the turn start: (dice, no standing triple)
+        raise ValueError("single: no roll ever scores (every single, triple and combination is 0)")
+    for (n, t), pf, _ in odds:
+        if pf == 1.0:
+            what = f"{n} dice" + (f" with a standing triple of {t}s" if t else "")
+            raise ValueError(f"single: no roll of {what} scores; the solvers need every number of dice "
+                             "to be able to score (give a single die some points)")
+        if pf == 0.0:
+            what = f"{n} dice" + (f" with a standing triple of {t}s" if t else "")
+            raise ValueError(f"single: every roll of {what} scores, so a turn would never have to end; "
+                             "the solver needs a chance to farkle in every state")
+    return rules
+
+
+def from_record(record: dict, solver: dict | None = None) -> dict:
+    """Rules-file values of a rule set as stored in build_variants (rules_json, solver_json)."""
+    fields = {k: (tuple(x) if isinstance(x, list) else x) for k, x in record.items()}
+    return to_file(RuleSet(**fields), two_player="two_player" in (solver or {}))
+
+
+def add_house(options: dict, name: str, values: dict) -> dict:
+    """Build options that also build the rules file ``values`` as rule set ``name``."""
+    rules = options["rules"]
+    rules = [v for v in rules.split(",") if v] if isinstance(rules, str) else list(rules)
+    return {**options, "house_rules": {**options.get("house_rules", {}), name: values},
+            "rules": rules + ([name] if name not in rules else [])}

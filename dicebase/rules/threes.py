@@ -22,6 +22,9 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from functools import cached_property
 
+from dicebase.rules import SizeLimit
+from dicebase.rules.files import Key
+
 GAME = "threes"
 #: How a tie with the best score so far counts: "shared" survives it, "strict" does not.
 TIE_RULES = ("shared", "strict")
@@ -34,6 +37,7 @@ DEFAULT_OPTIONS = {
     "ties": ["shared", "strict"],
     "dice": 5,
     "faces": 6,
+    "house_rules": {},  # name -> values of a rules file (dicebase build threes --rules FILE.toml)
     "many_dice": 5000,  # threes_many_dice: expected score for 1..many_dice dice (0 = not built)
     "many_dice_chances": 50,  # threes_many_dice_chances: the last player, 1..many_dice_chances dice (0 = not built)
 }
@@ -187,8 +191,9 @@ def _names_option(options: dict, key: str, allowed) -> list[str]:
     return list(dict.fromkeys(names))
 
 
-def check_options(options: dict) -> tuple[int, dict[str, Rules], list[str]]:
-    """Check every build option; ValueError with one line naming the option and what is allowed."""
+def check_options(options: dict, check_size: bool = True) -> tuple[int, dict[str, Rules], list[str]]:
+    """Check every build option; ValueError with one line naming the option and what is allowed
+    (:class:`SizeLimit` for a build over :data:`MAX_DECISION_STATES`, unless not ``check_size``)."""
     max_players = _int_option(options, "max_players")
     if not 2 <= max_players <= MAX_PLAYERS:
         raise ValueError(
@@ -208,12 +213,23 @@ def check_options(options: dict) -> tuple[int, dict[str, Rules], list[str]]:
             f"threes.many_dice_chances must be 0..{MAX_MANY_DICE_CHANCES} (0 = no many-dice chances), got {chances}"
         )
     known = standard_variants(dice, faces)
+    house = options.get("house_rules", {})
+    if not isinstance(house, dict):
+        raise ValueError(f"threes.house_rules must map names to rules-file values, got {house!r}")
+    for name, values in house.items():
+        try:
+            rules = from_file(name, values)
+        except (TypeError, KeyError, ValueError) as exc:
+            raise ValueError(f"threes.house_rules[{name!r}]: {exc}") from None
+        if name in known and rules != known[name]:
+            raise ValueError(f"threes house rules {name!r} differ from the standard variant of that name; rename them")
+        known[name] = rules
     names = _names_option(options, "variants", list(known))
     ties = _names_option(options, "ties", TIE_RULES)
     variants = {n: known[n] for n in names}
     size = decision_states(variants.values(), max_players, len(ties))
-    if size > MAX_DECISION_STATES:
-        raise ValueError(
+    if check_size and size > MAX_DECISION_STATES:
+        raise SizeLimit(
             f"threes: {dice} dice, {faces} faces, {max_players} players, {len(names)} variant(s) and "
             f"{len(ties)} tie rule(s) make {size / 1e6:.1f} million decision states, over the limit of "
             f"{MAX_DECISION_STATES // 1_000_000} million (the default build has 5.1); lower dice, faces or max_players"
@@ -244,3 +260,58 @@ def validate_options(options: dict) -> None:
 def sort_roll(rules: Rules, faces) -> list[int]:
     """Faces in keep order: lowest worth first, ties by face."""
     return sorted(faces, key=lambda f: (rules.worth[f - 1], f))
+
+
+# --------------------------------------------------------------------------- rules files
+PRESETS = VARIANTS
+MAX_WORTH = 100
+
+FILE_KEYS = (
+    Key("description", "str", "What these rules are, in a sentence (stored with the tables).", required=False),
+    Key("dice", "int", "Dice rolled at the start of a turn.", minimum=1, maximum=MAX_DICE),
+    Key("faces", "int", "Faces per die.", minimum=2, maximum=FACES[1]),
+    Key("worth", "ints", "Points of each face 1..faces; the lowest total wins (seeds 000 and 003: a 3 counts "
+        "zero, every other face its number).", length="faces", maximum=MAX_WORTH),
+    Key("min_keep", "int", "Fewest dice kept after a roll (seed 003: 1).", minimum=1, maximum=MAX_DICE),
+    Key("allow_reroll", "bool", "The re-roll rule (seed 000): after a roll you may keep no die and re-roll "
+        "them all (not with one die left); the next roll must then keep keep_after_reroll dice."),
+    Key("keep_after_reroll", "int", "Dice that must be kept on the roll after a re-roll (seed 000: 2; only "
+        "used with allow_reroll).", minimum=1, maximum=MAX_DICE),
+)
+FILE_DEFAULTS = {"description": ""}
+
+
+def to_file(rules: Rules) -> dict:
+    return {
+        "description": rules.description, "dice": rules.dice, "faces": rules.faces, "worth": list(rules.worth),
+        "min_keep": rules.min_keep, "allow_reroll": rules.allow_reroll, "keep_after_reroll": rules.keep_after_reroll,
+    }
+
+
+def from_file(name: str, values: dict) -> Rules:
+    """A :class:`Rules` from checked rules-file values; ValueError ``"key: what is wrong"``."""
+    v = values
+    for key in ("min_keep", "keep_after_reroll"):
+        if v[key] > v["dice"]:
+            raise ValueError(f"{key}: at most dice ({v['dice']}), got {v[key]}")
+    if len(v["worth"]) != v["faces"]:
+        raise ValueError(f"worth: one value per face 1..{v['faces']}, got {len(v['worth'])}")
+    return Rules(name, v["dice"], v["faces"], tuple(v["worth"]), v["min_keep"], v["allow_reroll"],
+                 v["keep_after_reroll"], v["description"])
+
+
+def from_record(record: dict, solver: dict | None = None) -> dict:
+    """Rules-file values of a variant as stored in build_variants.rules_json."""
+    return {
+        "description": record["description"], "dice": record["dice"], "faces": record["faces"],
+        "worth": list(record["worth"]), "min_keep": record["min_keep"], "allow_reroll": record["allow_reroll"],
+        "keep_after_reroll": record["keep_after_reroll"],
+    }
+
+
+def add_house(options: dict, name: str, values: dict) -> dict:
+    """Build options that also build the rules file ``values`` as variant ``name``."""
+    names = options["variants"]
+    names = [names] if isinstance(names, str) else list(names)
+    return {**options, "house_rules": {**options.get("house_rules", {}), name: values},
+            "variants": names + ([name] if name not in names else [])}

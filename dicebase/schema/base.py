@@ -3,8 +3,8 @@
 Every table and view of every game is defined once, on ``metadata``, with a
 comment on the table and on each column.  The comments are the public schema
 documentation: the builder copies them into ``schema_tables`` and
-``schema_columns`` so analysts can read them with SQL, and README's schema
-section is generated from them.
+``schema_columns`` so analysts can read them with SQL, and docs/schema.md is
+generated from them.
 """
 
 from __future__ import annotations

@@ -44,7 +44,7 @@ class Parameter:
     def flag(self) -> str:
         """The CLI spelling: --to-beat (options) or the argument's metavar."""
         if isinstance(self.param, click.Option):
-            return max(self.param.opts, key=len)
+            return _long_flag(self.param)
         return self.param.human_readable_name
 
     @property
@@ -84,7 +84,7 @@ class Endpoint:
             if param.name in NOT_PARAMETERS:
                 continue
             if isinstance(param, click.Option):
-                name = max(param.opts, key=len).lstrip("-").replace("-", "_")
+                name = _long_flag(param).lstrip("-").replace("-", "_")
             else:
                 name = param.name
             out[name] = Parameter(name, param)
@@ -168,6 +168,13 @@ def _examples(help_text: str) -> list[list[str]]:
     """The command lines of a docstring's Example block."""
     _, _, block = help_text.partition("Example:")
     return [shlex.split(line) for line in block.splitlines() if line.strip().startswith("dicebase ")]
+
+
+def _long_flag(param: click.Option) -> str:
+    """The option's main long flag: the one spelling its name (``--rules`` of ``--rules/--variant``),
+    else the longest."""
+    own = "--" + param.name.replace("_", "-")
+    return own if own in param.opts else max(param.opts, key=len)
 
 
 def _short(text: str, limit: int = 40) -> str:

@@ -18,6 +18,7 @@ from dicebase.builder.rolled_ones.rules import P_new1s_table, reachable_turns
 from dicebase.builder.rolled_ones.solver import Solution, solve
 from dicebase.rules.rolled_ones import (  # noqa: F401  (validate_options, DEFAULT/TEST_OPTIONS: the builder contract)
     DEFAULT_OPTIONS, GAME, POLICY_NAMES, TEST_OPTIONS, Rules, rules_from_options, validate_options, variant_name,
+    variants,
 )
 
 def stored_mask(rules: Rules) -> np.ndarray:
@@ -48,10 +49,13 @@ def _action(roll: np.ndarray) -> np.ndarray:
 
 
 def build(ctx, options: dict) -> None:
-    rules = rules_from_options(options)  # validate_options: whole numbers in range
-    komi_max = options["komi_max"]
+    """Solve every variant (the options' own and each house rule set), in name order (key order)."""
+    for name, rules, komi_max in sorted(variants(options), key=lambda v: v[0]):
+        build_variant(ctx, name, rules, komi_max)
+
+
+def build_variant(ctx, name: str, rules: Rules, komi_max: int) -> None:
     K = rules.turn_total_bound
-    name = variant_name(rules)
 
     with ctx.step(f"{name}: optimal play (P_exceed, P_roll, P_hold)"):
         sol = solve(rules)

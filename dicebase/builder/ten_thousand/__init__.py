@@ -5,21 +5,18 @@ from __future__ import annotations
 
 import numpy as np
 
-from dicebase.rules.ten_thousand import GAME, DEFAULT_OPTIONS, TEST_OPTIONS, RuleSet, check_options, turn_states
+from dicebase.rules.ten_thousand import (
+    GAME, DEFAULT_OPTIONS, TEST_OPTIONS, RuleSet, check_options, duel_goal, turn_states, validate_options,
+)
 
 __all__ = ["DEFAULT_OPTIONS", "GAME", "TEST_OPTIONS", "build", "validate_options"]
-
-
-def validate_options(options: dict) -> None:
-    """ValueError (one line) for bad build options; called before any file is touched."""
-    check_options(options)
 
 
 def build(ctx, options: dict) -> None:
     from . import heuristic, odds, solitaire, twoplayer
     from .scoring import min_turn_totals, transitions
 
-    rule_sets, duel_sets, goal = check_options(options)
+    rule_sets, duel_sets, goal_option = check_options(options)
     for rs in rule_sets:
         name = rs.name
         states = turn_states(rs)
@@ -45,6 +42,7 @@ def build(ctx, options: dict) -> None:
         }
         duel = None
         if rs in duel_sets:
+            goal = duel_goal(rs, goal_option)
             G = goal // rs.unit
             with ctx.step(f"{name}: two-player solve to {goal} (optimal, then seed004 vs optimal)"):
                 duel = twoplayer.solve(rs, G, progress=None if ctx.quiet else ctx.progress)

@@ -1,0 +1,83 @@
+"""``dicebase rules ...``: print a rule set as a commented TOML file (house rules start here)."""
+
+from __future__ import annotations
+
+import click
+
+from dicebase.cli.common import db_option
+
+
+@click.command(name="rules")
+@click.argument("game", required=False)
+@click.argument("preset", required=False)
+@click.option("--variant", "variant", metavar="NAME", default=None,
+              help="With --db: print the rules this database's variant NAME was built with.")
+@db_option
+def group(game, preset, variant, db_path):
+    """Print a rule set as a commented TOML file to edit and build.
+
+    Without --variant: the preset PRESET of GAME (default: the game's first
+    preset). With --variant: the rules the database's variant was built with
+    (GAME is needed only when several games have a variant of that name).
+    Every key is explained in a comment with its allowed values.
+
+    Example:
+
+    \b
+        dicebase rules ten-thousand farkle > our-table.toml
+        dicebase build ten-thousand --rules our-table.toml
+        dicebase rules --db db/dicebase.duckdb --variant our-table
+    """
+    from dicebase.query.base import BadInput
+    from dicebase.rules import files
+
+    if variant is None:
+        if game is None:
+            raise BadInput("name a game (threes, rolled-ones, ten-thousand), e.g. dicebase rules ten-thousand; "
+                           "or give --variant NAME to print a built variant's rules")
+        try:
+            mod = files.module(game)
+        except files.RulesFileError as exc:
+            raise BadInput(str(exc)) from None
+        name = preset or next(iter(mod.PRESETS))
+        if name not in mod.PRESETS:
+            raise BadInput(f"unknown {game} preset {name!r}; presets: {', '.join(mod.PRESETS)}")
+        rules = mod.PRESETS[name]
+        values = mod.to_file(rules)
+        title = f"{mod.GAME.replace('_', '-')}, preset {name!r}"
+    else:
+        if preset is not None:
+            raise BadInput("give either a PRESET or --variant NAME, not both")
+        mod, name, values = _built_variant(db_path, game, variant)
+        title = f"{mod.GAME.replace('_', '-')}, variant {name!r} as built"
+    click.echo(files.dump(mod.GAME, name, values, title), nl=False)
+
+
+def _built_variant(db_path, game, variant):
+    """(rules module, name, file values) of a variant stored in build_variants."""
+    import json
+
+    from dicebase.cli.common import open_db
+    from dicebase.query.base import BadInput, NotInDatabase
+    from dicebase.rules import files
+
+    with open_db(db_path) as db:
+        rows = db.fetchall(
+            "SELECT game, rules_json, solver_json FROM build_variants WHERE variant = ? ORDER BY game", (variant,)
+        )
+        if game is not None:
+            try:
+                wanted = files.module(game).GAME
+            except files.RulesFileError as exc:
+                raise BadInput(str(exc)) from None
+            rows = [r for r in rows if r[0] == wanted]
+        if not rows:
+            known = db.fetchall("SELECT DISTINCT variant FROM build_variants ORDER BY variant")
+            raise NotInDatabase(f"this database has no variant {variant!r}"
+                                f"{' of ' + game if game else ''}; variants: {', '.join(r[0] for r in known)}")
+        if len(rows) > 1:
+            raise BadInput(f"several games have a variant {variant!r} ({', '.join(r[0] for r in rows)}); "
+                           "name the game: dicebase rules GAME --variant NAME")
+        game_name, rules_json, solver_json = rows[0]
+    mod = files.module(game_name)
+    return mod, variant, mod.from_record(json.loads(rules_json), json.loads(solver_json or "{}"))

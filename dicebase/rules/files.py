@@ -1,0 +1,228 @@
+"""House rules files: a rule set as a commented TOML document.
+
+``dicebase rules GAME [PRESET]`` prints a preset with :func:`dump`; a player edits it and
+``dicebase build GAME --rules FILE.toml`` reads it back with :func:`load`, which checks
+every key before anything is built (one line naming the file, the key, its line and what
+is allowed).  Each game's rules module says which keys exist (``FILE_KEYS``), how a rule
+set becomes a file (``to_file``) and a file becomes a rule set (``from_file``).  TOML is
+read with the standard library's ``tomllib``.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from dicebase.rules import GAMES
+
+#: A variant name: what lookups take as ``--variant NAME``.
+NAME_PATTERN = re.compile(r"^[a-z0-9][a-z0-9-]{0,39}$")
+NAME_RULE = "1-40 characters: lowercase letters, digits and '-', starting with a letter or digit"
+
+
+class RulesFileError(ValueError):
+    """A rules file that cannot be built; the message is one line naming the file and key."""
+
+
+@dataclass(frozen=True)
+class Key:
+    """One key of a rules file: its type, bounds and the comment printed above it."""
+
+    name: str
+    kind: str  # "int", "bool", "str", "ints" (list of whole numbers), "choice"
+    help: str
+    minimum: int | None = 0  # ints: smallest value (None: no bound)
+    maximum: int | None = None
+    length: int | str | None = None  # ints: how long the list must be (a number, or the name of an earlier key)
+    choices: tuple[str, ...] = ()
+    required: bool = True
+
+    def allowed(self) -> str:
+        """What the key allows, in words (printed in the file and in error messages)."""
+        if self.kind == "bool":
+            return "true or false"
+        if self.kind == "str":
+            return "a string"
+        if self.kind == "choice":
+            return " | ".join(f'"{c}"' for c in self.choices)
+        bounds = _bounds(self.minimum, self.maximum)
+        if self.kind == "int":
+            return f"a whole number{bounds}"
+        size = f"{self.length} " if self.length else ""
+        return f"a list of {size}whole numbers{bounds}"
+
+
+def _bounds(lo, hi) -> str:
+    if lo is not None and hi is not None:
+        return f" {lo}..{hi}"
+    if lo is not None:
+        return f" >= {lo}"
+    return ""
+
+
+def module(game: str):
+    """The rules module of ``game`` (``ten-thousand`` or ``ten_thousand``)."""
+    key = game.strip().lower().replace("-", "_")
+    if key not in GAMES:
+        raise RulesFileError(f"unknown game {game!r}; games: {', '.join(g.replace('_', '-') for g in GAMES)}")
+    return importlib.import_module(GAMES[key])
+
+
+def _toml_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)  # a TOML basic string
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
+    raise TypeError(f"cannot write {value!r} as TOML")
+
+
+def _comment(text: str, width: int = 92) -> list[str]:
+    out, line = [], "#"
+    for word in text.split():
+        if len(line) + 1 + len(word) > width and line != "#":
+            out.append(line)
+            line = "#"
+        line += " " + word
+    out.append(line)
+    return out
+
+
+def dump(game: str, name: str, values: dict, title: str) -> str:
+    """A rules file: every key with a comment saying what it means and what it allows."""
+    mod = module(game)
+    cli_game = mod.GAME.replace("_", "-")
+    lines = [
+        f"# dicebase house rules: {title}",
+        f"# Edit the values, give the rule set a new name, then build and ask:",
+        f"#   dicebase build {cli_game} --rules FILE.toml",
+        f"#   dicebase {cli_game} ... --variant NAME",
+        "",
+        "# the game these rules are for",
+        f"game = {_toml_value(cli_game)}",
+        f"# the variant name the build stores and lookups take (--variant); {NAME_RULE}",
+        f"name = {_toml_value(name)}",
+    ]
+    for key in mod.FILE_KEYS:
+        lines.append("")
+        lines.extend(_comment(f"{key.help} Allowed: {key.allowed()}."))
+        lines.append(f"{key.name} = {_toml_value(values[key.name])}")
+    return "\n".join(lines) + "\n"
+
+
+@dataclass(frozen=True)
+class HouseRules:
+    """A checked rules file: the game, the variant name and the normalised values (JSON-ready)."""
+
+    game: str  # underscore form, e.g. ten_thousand
+    name: str
+    values: dict  # every FILE_KEYS key, normalised
+
+    def rules(self):
+        """The game's rule object built from the file."""
+        return module(self.game).from_file(self.name, self.values)
+
+    def add_to(self, options: dict) -> dict:
+        """Build options with this variant added (the game's ``add_house``)."""
+        return module(self.game).add_house(dict(options), self.name, self.values)
+
+
+def _line_of(text: str, key: str) -> str:
+    pattern = re.compile(rf"^\s*{re.escape(key)}\s*=", re.MULTILINE)
+    m = pattern.search(text)
+    return f" (line {text.count(chr(10), 0, m.start()) + 1})" if m else ""
+
+
+def _check_value(key: Key, value: Any, values: dict) -> Any:
+    """The value normalised (tuples become lists), or ValueError saying what is wrong."""
+    if key.kind == "bool":
+        if not isinstance(value, bool):
+            raise ValueError
+        return value
+    if key.kind in ("str", "choice"):
+        if not isinstance(value, str) or (key.kind == "choice" and value not in key.choices):
+            raise ValueError
+        return value
+    items = value if key.kind == "ints" else [value]
+    if key.kind == "ints" and not isinstance(value, list):
+        raise ValueError
+    for v in items:
+        if isinstance(v, bool) or not isinstance(v, int):
+            raise ValueError
+        if (key.minimum is not None and v < key.minimum) or (key.maximum is not None and v > key.maximum):
+            raise ValueError
+    if key.kind == "ints" and key.length:
+        want = values.get(key.length) if isinstance(key.length, str) else key.length
+        if len(items) != want:
+            raise ValueError
+    return list(items) if key.kind == "ints" else value
+
+
+def parse(text: str, source: str = "<rules>", game: str | None = None) -> HouseRules:
+    """Check a rules document; RulesFileError (one line: file, key, line, what is allowed)."""
+    import tomllib
+
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise RulesFileError(f"{source}: not valid TOML: {exc}") from None
+
+    def fail(key: str, what: str):
+        raise RulesFileError(f"{source}: {key}{_line_of(text, key)}: {what}")
+
+    if "game" not in data:
+        raise RulesFileError(f"{source}: no 'game' key; say which game the rules are for, e.g. game = \"ten-thousand\"")
+    if not isinstance(data["game"], str):
+        fail("game", f"must be a game name ({', '.join(g.replace('_', '-') for g in GAMES)})")
+    try:
+        mod = module(data["game"])
+    except RulesFileError as exc:
+        fail("game", str(exc))
+    if game is not None and mod.GAME != module(game).GAME:
+        fail("game", f"these rules are for {mod.GAME.replace('_', '-')}, not {game}")
+    name = data.get("name")
+    if not isinstance(name, str) or not NAME_PATTERN.match(name):
+        fail("name", f"must be a variant name, {NAME_RULE}; got {name!r}")
+    keys = {k.name: k for k in mod.FILE_KEYS}
+    unknown = [k for k in data if k not in keys and k not in ("game", "name")]
+    if unknown:
+        fail(unknown[0], f"unknown key; allowed keys: game, name, {', '.join(keys)}")
+    values: dict = {}
+    for key in mod.FILE_KEYS:
+        if key.name not in data:
+            if key.required:
+                fail(key.name, f"missing; it must be {key.allowed()} (print a complete file with: "
+                     f"dicebase rules {mod.GAME.replace('_', '-')})")
+            values[key.name] = mod.FILE_DEFAULTS[key.name]
+            continue
+        try:
+            values[key.name] = _check_value(key, data[key.name], values)
+        except ValueError:
+            fail(key.name, f"must be {key.allowed()}, got {data[key.name]!r}")
+    try:
+        mod.from_file(name, values)  # the game's own checks: combinations, unit, goal, ...
+    except ValueError as exc:
+        key, _, what = str(exc).partition(": ")
+        if key in keys:
+            fail(key, what)
+        raise RulesFileError(f"{source}: {exc}") from None
+    return HouseRules(mod.GAME, name, values)
+
+
+def load(path: str | Path, game: str | None = None) -> HouseRules:
+    """Read and check a rules file (see :func:`parse`)."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise RulesFileError(f"{path}: no such rules file (print one with: dicebase rules GAME > {path.name})") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise RulesFileError(f"{path}: cannot read it: {exc}") from None
+    return parse(text, str(path), game)
