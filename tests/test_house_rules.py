@@ -295,6 +295,26 @@ def test_house_variants_are_built_beside_the_presets_and_every_lookup_takes_vari
     assert code == 2 and "no variant 'nope'" in err
 
 
+def test_python_api_takes_variant_exactly_as_rules(house_db):
+    """Issue 8 §2: every Python lookup takes a variant name; for 10,000 ``variant=`` is ``rules=``,
+    for a variant built from a file (tiny) and for a preset (zilch); both given and different is refused."""
+    import dicebase
+    from dicebase.query.base import BadInput
+
+    with dicebase.open(str(house_db)) as db:
+        tt = db.ten_thousand
+        for name, dice in (("tiny", [1, 5, 5]), ("zilch", [1, 1, 5, 2, 3, 4])):
+            by_variant = tt.best(dice, turn_total=0, variant=name)
+            assert by_variant.as_dict() == tt.best(dice, turn_total=0, rules=name).as_dict()
+            assert by_variant.rules == name and by_variant.actions
+            assert tt.best(dice, turn_total=0, rules=name, variant=name).as_dict() == by_variant.as_dict()
+            assert tt.odds(2, variant=name) == tt.odds(2, rules=name)
+            assert tt.thresholds(variant=name) == tt.thresholds(rules=name)
+            assert tt.classes(variant=name) == tt.classes(name)
+        with pytest.raises(BadInput, match="differ"):
+            tt.best([1, 5, 5], turn_total=0, rules="zilch", variant="tiny")
+
+
 # ------------------------------------------------------------------ §5 brute force: the tiny rule set
 @lru_cache(maxsize=None)
 def _tiny_points(kept: tuple[int, ...]) -> int | None:

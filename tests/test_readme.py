@@ -25,9 +25,10 @@ def test_schema_reference_is_generated_from_the_schema():
 
 
 def test_readme_stays_a_newcomers_page():
-    # issue 8 asks for "under about 400 lines"; the schema reference and the other-tools guide live
-    # in docs/ (README was 1,023 lines). This bound stops it growing back; move detail to docs/.
-    assert len(README.splitlines()) <= 480, "README is for newcomers: move reference material to docs/"
+    # issue 8 asks for "under about 400 lines"; the schema reference, the other-tools guide, the
+    # command reference (docs/cli.md) and the Python API (docs/python_api.md) live in docs/ (README
+    # was 1,023 lines). This bound stops it growing back; move detail to docs/.
+    assert len(README.splitlines()) <= 400, "README is for newcomers: move reference material to docs/"
 
 
 def test_exactly_two_setup_commands_build_then_test():

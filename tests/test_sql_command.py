@@ -27,7 +27,7 @@ def rows_of(run_cli, db_url, fmt):
 
 def test_named_parameters_bind_values_as_text_in_both_stores(run_cli, db_url):
     data = json.loads(rows_of(run_cli, db_url, "json"))
-    # seed 003's question, exactly: four players, seats 1-4 (README shows 0.2988 ... 0.3326)
+    # seed 003's question, exactly: four players, seats 1-4 (docs/cli.md shows 0.2988 ... 0.3326)
     assert [r["seat"] for r in data] == [1, 2, 3, 4]
     assert round(data[0]["p_win"], 4) == 0.2988 and round(data[3]["p_win"], 4) == 0.3326
     assert all(r["many"] in (True, 1) for r in data)

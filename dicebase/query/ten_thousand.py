@@ -242,6 +242,14 @@ def _class_name(n: int, t: int) -> str:
     return f"{dice} with a standing triple of {t}s" if t else dice
 
 
+def _rule_name(rules: str | None, variant: str | None) -> str:
+    """The rule set a lookup asks for: ``variant=`` is another name for ``rules=`` (every lookup
+    takes a variant name, issue 8); neither means the default preset ``ten-thousand``."""
+    if variant is not None and rules is not None and variant != rules:
+        raise BadInput(f"give the rule set once: rules={clip(rules)} and variant={clip(variant)} differ")
+    return variant if variant is not None else ("ten-thousand" if rules is None else rules)
+
+
 class Queries:
     def __init__(self, db):
         self.db = db
@@ -274,8 +282,11 @@ class Queries:
             raise BadInput(f"unknown rule set {rules!r}; built: {', '.join(built)}")
         return built[rules]
 
-    def classes(self, rules: str) -> dict[tuple[int, int], tuple[float, int | None]]:
-        """(dice, triple) -> (farkle chance, smallest turn total reaching it) for a built rule set."""
+    def classes(self, rules: str | None = None, *,
+                variant: str | None = None) -> dict[tuple[int, int], tuple[float, int | None]]:
+        """(dice, triple) -> (farkle chance, smallest turn total reaching it) for a built rule set
+        (``rules=`` or ``variant=``: a preset or a variant built from a rules file)."""
+        rules = _rule_name(rules, variant)
         text_choice(rules, "rules")
         if rules not in self._classes:
             try:
@@ -325,7 +336,10 @@ class Queries:
         return rule["unit"], rule["dice"]
 
     # -- (a) -----------------------------------------------------------
-    def odds(self, dice, triple=0, rules: str = "ten-thousand") -> list[OddsRow]:
+    def odds(self, dice, triple=0, rules: str | None = None, *, variant: str | None = None) -> list[OddsRow]:
+        """Every scoring combination of a roll of ``dice`` dice, with its chance (``rules=`` or
+        ``variant=``: a preset or a variant built from a rules file; default ``ten-thousand``)."""
+        rules = _rule_name(rules, variant)
         rule = self._rule(rules)
         n = _int(dice, "--dice", "1-6")
         if not 1 <= n <= rule["dice"]:
@@ -342,12 +356,15 @@ class Queries:
 
     # -- (c), (d) ----------------------------------------------------------
     def best(self, dice, turn_total=0, triple=0, score=None, opponent=None,
-             rules: str = "ten-thousand") -> Best:
+             rules: str | None = None, *, variant: str | None = None) -> Best:
         """Every legal keep of the roll ``dice``, best first.
 
         Without scores: expected banked points of the solitaire turn.  With ``score`` and
         ``opponent``: the two-player win probability; an opponent at or above the goal means
-        this is the last turn, and every keep is valued by the chance to end above it."""
+        this is the last turn, and every keep is valued by the chance to end above it.
+        ``rules=`` or ``variant=`` (the same thing) names a preset or a variant built from a
+        rules file; default ``ten-thousand``."""
+        rules = _rule_name(rules, variant)
         rule = self._rule(rules)
         if isinstance(dice, (str, bytes, dict)) or not hasattr(dice, "__iter__"):
             raise BadInput(f"dice must be a list of faces 1-6, e.g. [1, 5, 2], got {clip(dice)}")
@@ -402,7 +419,9 @@ class Queries:
         return Best(objective, rules, sorted(faces), k, t, score, opponent, goal, last, not actions,
                     float(farkle_value), actions)
 
-    def goal(self, rules: str) -> int:
+    def goal(self, rules: str | None = None, *, variant: str | None = None) -> int:
+        """Goal of the stored two-player game of a rule set (``rules=`` or ``variant=``)."""
+        rules = _rule_name(rules, variant)
         text_choice(rules, "rules")
         if rules in self._goals:
             return self._goals[rules]
@@ -530,12 +549,15 @@ class Queries:
         need = i + k - j + unit
         return 1 - self._exceed(rules, need, need, start, 0).get((need, start, 0), 0)
 
-    def state(self, score, opponent, turn_total, dice=None, triple=0, rules: str = "ten-thousand") -> State:
+    def state(self, score, opponent, turn_total, dice=None, triple=0, rules: str | None = None, *,
+              variant: str | None = None) -> State:
         """Win probability, optimal action and both action values of ANY two-player pre-roll state.
 
         Stored roll states are read from ten_thousand_duel; bank states (not stored) get the bank
         value from :data:`BANK_VALUE_SQL` and the roll value by one-step lookahead
-        (:data:`ROLL_VALUE_SQL`); last-turn states (opponent >= goal) from ten_thousand_exceed."""
+        (:data:`ROLL_VALUE_SQL`); last-turn states (opponent >= goal) from ten_thousand_exceed.
+        ``rules=`` or ``variant=`` (the same thing): a preset or a variant built from a rules file."""
+        rules = _rule_name(rules, variant)
         rule = self._rule(rules)
         unit = rule["unit"]
         k = _points(turn_total, "--turn-total", unit)
@@ -599,8 +621,10 @@ class Queries:
                      "bank state (not stored: banking is optimal): bank value from BANK_VALUE_SQL, roll value "
                      "by one-step lookahead over every roll (ROLL_VALUE_SQL)")
 
-    def thresholds(self, rules: str = "ten-thousand") -> list[Threshold]:
-        """Per (dice, triple): smallest reachable turn total, optimal bank threshold, seed 004's."""
+    def thresholds(self, rules: str | None = None, *, variant: str | None = None) -> list[Threshold]:
+        """Per (dice, triple): smallest reachable turn total, optimal bank threshold, seed 004's
+        (``rules=`` or ``variant=``: a preset or a variant built from a rules file)."""
+        rules = _rule_name(rules, variant)
         self._rule(rules)
         rows = self.db.fetchall(
             "SELECT t.dice, t.triple, t.min_turn_total, t.bank_from, t.last_roll, h.bank_from "
