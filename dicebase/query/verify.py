@@ -6,9 +6,12 @@ types and keys from the database's own ``schema_columns`` catalogue.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
-from dicebase.query.base import BadInput, clip
+from dicebase.query.base import BadInput, DatabaseDamaged, clip
+
+IDENTIFIER = re.compile(r"[a-z_][a-z0-9_]{0,62}")
 
 
 @dataclass(frozen=True)
@@ -29,8 +32,6 @@ class TableCheck:
 
 def verify(db, games: list[str] | None = None) -> list[TableCheck]:
     """One TableCheck per game table of ``db`` (of ``games`` only, when given)."""
-    from dicebase.checksum import stored_table_checksum
-
     built = db.games()
     if games is not None:
         wanted = []
@@ -43,21 +44,35 @@ def verify(db, games: list[str] | None = None) -> list[TableCheck]:
                                f"{', '.join(g.replace('_', '-') for g in built) or 'no game'}")
             wanted.append(key)
         built = wanted
-    checks = []
-    for table, game, stored_rows, stored in db.fetchall(
+    tables = [row for row in db.fetchall(
         "SELECT table_name, game, row_count, checksum FROM build_tables ORDER BY game, table_name"
-    ):
-        if game not in built:
-            continue
-        columns = [
+    ) if row[1] in built]
+    catalogue = {}
+    for table, *_ in tables:
+        catalogue[table] = [
             (name, data_type, bool(is_key))
             for name, data_type, is_key in db.fetchall(
                 "SELECT column_name, data_type, is_key FROM schema_columns WHERE table_name = ? ORDER BY position",
                 (table,),
             )
         ]
+        # Names are formatted into the checksum queries: only plain identifiers, as dicebase writes them.
+        for name in [table, *(c[0] for c in catalogue[table])]:
+            if not isinstance(name, str) or not IDENTIFIER.fullmatch(name):
+                raise DatabaseDamaged(f"the database's catalogue names a table or column {clip(name)}, "
+                                      "which dicebase never writes; rebuild it with --force")
+    return _checks(db, tables, catalogue)
+
+
+def _checks(db, tables, catalogue) -> list[TableCheck]:
+    from dicebase.checksum import stored_table_checksum
+
+    checks = []
+    for table, game, stored_rows, stored in tables:
+        columns = catalogue[table]
         (rows,) = db.fetchone(f'SELECT count(*) FROM "{table}"')
         computed = db._run(lambda con: stored_table_checksum(con, db.store, table, columns))
         checks.append(TableCheck(table, game, computed == stored and rows == stored_rows, int(rows),
                                  int(stored_rows), stored, computed))
     return checks
+
