@@ -18,6 +18,8 @@ Nothing here imports matplotlib or numpy at module level: ``--list`` and
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
+
 import threading
 from dataclasses import dataclass
 from typing import Any
@@ -57,7 +59,7 @@ class Option:
         return "--" + self.name.replace("_", "-")
 
 
-class FigureSpec:
+class FigureSpec(ABC):
     """One figure: subclasses set the class attributes and implement the four steps."""
 
     name: str = ""
@@ -74,14 +76,17 @@ class FigureSpec:
         """Checked options with every default filled in (may read the database)."""
         return dict(opts)
 
+    @abstractmethod
     def query(self, opts: dict) -> tuple[str, tuple]:
-        raise NotImplementedError
+        """The one SQL statement and its parameters this figure's data comes from."""
 
+    @abstractmethod
     def arrays(self, names: list[str], rows: list[tuple], opts: dict) -> dict:
-        raise NotImplementedError
+        """The rows of that query arranged as the arrays handed to matplotlib."""
 
+    @abstractmethod
     def draw(self, fig, data: dict, opts: dict) -> None:
-        raise NotImplementedError
+        """Draw the arrays on ``fig``."""
 
     def caption_facts(self, opts: dict) -> str:
         """The rule facts of this drawing for the caption, e.g. 'variant classic, ties shared'."""
