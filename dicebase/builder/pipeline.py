@@ -34,7 +34,7 @@ from dicebase.builder.store import (
     canonical_column,
     check_storage_version,
 )
-from dicebase.checksum import stored_table_checksum
+from dicebase.checksum import AppendedChecksum, stored_table_checksum
 from dicebase.location import Location, resolve
 from dicebase import SCHEMA_VERSION
 from dicebase.query.base import (
@@ -73,6 +73,7 @@ class BuildContext:
         self._writer = writer
         self._tables = {t.name: t for t in game_tables(game)}
         self.table_stats: dict[str, TableStats] = {name: TableStats() for name in self._tables}
+        self.checksums = {name: AppendedChecksum(column_spec(t)) for name, t in self._tables.items()}
         self.variants: dict[str, tuple[dict, dict]] = {}
         self.steps: list[tuple[str, float]] = []
         self.notes: dict[str, Any] = {}
@@ -86,8 +87,9 @@ class BuildContext:
     def note(self, key: str, value: Any) -> None:
         self.notes[key] = json.loads(json.dumps(value))
 
-    def write(self, table_name: str, columns: dict[str, np.ndarray]) -> None:
-        """Bulk-append rows given as equal-length numpy columns."""
+    def write(self, table_name: str, columns: dict) -> None:
+        """Bulk-append rows given as equal-length numpy columns (or a scalar: that value in
+        every row).  Rows appended in key order get their checksum as they are written."""
         table = self._tables.get(table_name)
         if table is None:
             raise BuildError(f"{self.game}: no table {table_name!r} in its schema")
@@ -99,7 +101,9 @@ class BuildContext:
         ordered = {name: canonical_column(columns[name]) for name in expected}
         stats = self.table_stats[table_name]
         started = time.perf_counter()
-        stats.rows += self._writer.append(table_name, ordered)
+        rows = self._writer.append(table_name, ordered)
+        self.checksums[table_name].add(ordered, rows)
+        stats.rows += rows
         stats.seconds += time.perf_counter() - started
 
     @contextlib.contextmanager
@@ -548,7 +552,10 @@ def _build_game(writer: Writer, game: str, options: dict[str, Any], quiet: bool)
         ["game", "seq", "step", "seconds"],
         [(game, seq, label, sec) for seq, (label, sec) in enumerate(ctx.steps, start=1)],
     )
-    checksums = {t.name: stored_table_checksum(writer.con, writer.store, t.name, column_spec(t)) for t in game_tables(game)}
+    checksums = {
+        t.name: ctx.checksums[t.name].hexdigest() or stored_table_checksum(writer.con, writer.store, t.name, column_spec(t))
+        for t in game_tables(game)
+    }
     writer.insert_rows(
         "build_tables",
         ["table_name", "game", "row_count", "checksum", "write_seconds"],

@@ -71,7 +71,7 @@ def build(ctx, options: dict) -> None:
             for tname, cols in tables.items():
                 ctx.write(tname, cols)
             ctx.write("ten_thousand_classes", {
-                "rules": np.full(len(states), name, dtype=object),
+                "rules": name,
                 "dice": dice_of,
                 "triple": triple_of,
                 "p_farkle": np.array([tr.p_farkle for tr in transitions(rs)]),
@@ -81,7 +81,7 @@ def build(ctx, options: dict) -> None:
             kk, ss = np.divmod(np.arange(K1 * len(states)), len(states))
             action = np.where(sol.roll[:K1].ravel(), "roll", "bank").astype(object)
             ctx.write("ten_thousand_solitaire", {
-                "rules": np.full(kk.size, name, dtype=object),
+                "rules": name,
                 "turn_total": kk * rs.unit,
                 "dice": dice_of[ss],
                 "triple": triple_of[ss],
@@ -92,7 +92,7 @@ def build(ctx, options: dict) -> None:
             ctx.write("ten_thousand_solitaire_keep", sol_keep)
             thr = {(r["n"], r["t"]): r for r in solitaire.thresholds(sol)}
             ctx.write("ten_thousand_seed004_rule", {
-                "rules": np.full(len(h_rule), name, dtype=object),
+                "rules": name,
                 "dice": np.array([r["n"] for r in h_rule]),
                 "triple": np.array([r["t"] for r in h_rule]),
                 "ev_next_roll": np.array([r["ev"] for r in h_rule], dtype=float),
@@ -135,8 +135,8 @@ def _write_duel(ctx, rs: RuleSet, duel, goal: int, dice_of, triple_of) -> None:
         sel = rows[start : start + CHUNK]
         s = duel.s[sel].astype(np.int64)
         ctx.write("ten_thousand_duel", {
-            "rules": np.full(sel.size, name, dtype=object),
-            "goal": np.full(sel.size, goal, dtype=np.int64),
+            "rules": name,
+            "goal": goal,
             "score": duel.i[sel].astype(np.int64) * u,
             "opponent": duel.j[sel].astype(np.int64) * u,
             "turn_total": duel.k[sel].astype(np.int64) * u,
@@ -148,8 +148,8 @@ def _write_duel(ctx, rs: RuleSet, duel, goal: int, dice_of, triple_of) -> None:
     np.maximum.at(last, (duel.i[rows], duel.j[rows]), duel.k[rows].astype(np.int64))
     ii, jj = np.divmod(np.arange(G * G), G)
     ctx.write("ten_thousand_duel_bounds", {
-        "rules": np.full(G * G, name, dtype=object),
-        "goal": np.full(G * G, goal, dtype=np.int64),
+        "rules": name,
+        "goal": goal,
         "score": ii * u,
         "opponent": jj * u,
         "solved_to": duel.kmax.ravel() * u,
@@ -161,8 +161,8 @@ def _write_duel(ctx, rs: RuleSet, duel, goal: int, dice_of, triple_of) -> None:
     for policy, E in (("optimal", duel.exceed), ("seed004", exceed_table(rs, duel.exceed.shape[0] - 1, keep="max_dice"))):
         m, ss = np.divmod(np.arange(S, E.shape[0] * S), S)
         ctx.write("ten_thousand_exceed", {
-            "rules": np.full(m.size, name, dtype=object),
-            "policy": np.full(m.size, policy, dtype=object),
+            "rules": name,
+            "policy": policy,
             "need": m * u,
             "dice": dice_of[ss],
             "triple": triple_of[ss],
@@ -170,7 +170,7 @@ def _write_duel(ctx, rs: RuleSet, duel, goal: int, dice_of, triple_of) -> None:
         })
     W00 = float(duel.W[0, 0])
     ctx.write("ten_thousand_policy_duel", {
-        "rules": np.full(4, name, dtype=object),
+        "rules": name,
         "goal": np.full(4, goal, dtype=np.int64),
         "policy": np.array(["optimal", "optimal", "seed004", "seed004"], dtype=object),
         "seat": np.array([1, 2, 1, 2]),
