@@ -9,7 +9,33 @@ from dicebase.rules.ten_thousand import (
     GAME, DEFAULT_OPTIONS, NO_DICE, TEST_OPTIONS, RuleSet, check_options, duel_goal, turn_states, validate_options,
 )
 
-__all__ = ["DEFAULT_OPTIONS", "GAME", "TEST_OPTIONS", "build", "validate_options"]
+__all__ = ["DEFAULT_OPTIONS", "GAME", "TEST_OPTIONS", "build", "options_for_variants", "validate_options",
+           "variant_fingerprints"]
+
+
+def variant_fingerprints(options: dict) -> dict[str, str]:
+    """Per rule set the build options make, what its rows depend on (its rules and its
+    two-player goal, if solved as a duel): a build that adds a rule set copies the rows of
+    every other rule set whose fingerprint (and package version) is unchanged."""
+    import json
+
+    rule_sets, duel_sets, goal_option = check_options(options)
+    return {
+        rs.name: json.dumps({"rules": rs.as_dict(), "two_player_goal": duel_goal(rs, goal_option) if rs in duel_sets else None},
+                            sort_keys=True)
+        for rs in rule_sets
+    }
+
+
+def options_for_variants(options: dict, names: list[str]) -> dict:
+    """The options that build only the rule sets ``names``, each as ``options`` defines it."""
+    rule_sets, duel_sets, _ = check_options(options)
+    return {
+        **options,
+        "rules": [rs.name for rs in rule_sets if rs.name in names],
+        "duel_rules": [rs.name for rs in duel_sets if rs.name in names],
+        "house_rules": {n: v for n, v in options.get("house_rules", {}).items() if n in names},
+    }
 
 
 def build(ctx, options: dict) -> None:
