@@ -2,7 +2,7 @@
 
     python benchmarks/serve.py                                   # db/dicebase.duckdb and db/dicebase.sqlite
     python benchmarks/serve.py --db db/dicebase.duckdb --seconds 10 --cache on
-    python benchmarks/serve.py --out BENCHMARKS.md               # also replace its "## Web server" section
+    python benchmarks/serve.py --out BENCHMARKS.md               # also replace its "Web server" section
 
 The load generator is wrk (``apt-get install wrk``: C, epoll, one thread by
 default, so the clients take little of the CPU the server needs), driven by
@@ -28,6 +28,7 @@ import json
 import os
 import platform
 import random
+import re
 import shutil
 import signal
 import subprocess
@@ -248,18 +249,16 @@ def machine() -> str:
 
 def section(rows: list[dict], args, command: str) -> str:
     lines = [
-        "## Web server",
+        f"### Web server (`{command}`; {date.today().isoformat()}, {machine()})",
         "",
-        f"### `dicebase serve`, {args.clients} concurrent clients ({date.today().isoformat()}, {machine()})",
-        "",
-        f"`{command}`: wrk with {args.clients} keep-alive connections on 127.0.0.1 for {args.seconds:g} s per "
-        f"run (wrk and the server share the machine). Each request is drawn at random from a pool of up to "
-        f"{args.states:,} distinct states per game, made from what the database holds: `mix` is one third each "
-        "of Threes (mostly `best`), Rolled Ones (`best`, `policy`) and the two-player 10,000 (`best`, `state`); "
-        "`threes best` is Threes `best` alone. 4xx must be 0 (every state is in the database), 5xx and "
-        "transport errors are server faults. Cache hits: the share of answers from the server's response cache "
-        "(`--cache-mb 0` turns it off). Targets (issue 9): at least 500 requests/s for Threes `best` on SQLite, "
-        "p99 under 100 ms on both stores, 0 errors, server memory flat.",
+        f"wrk with {args.clients} keep-alive connections on 127.0.0.1 for {args.seconds:g} s per run (wrk and "
+        f"the server share the machine). Each request is drawn at random from a pool of up to {args.states:,} "
+        "distinct states per game, made from what the database holds: `mix` is one third each of Threes "
+        "(mostly `best`), Rolled Ones (`best`, `policy`) and the two-player 10,000 (`best`, `state`); "
+        "`threes best` is Threes `best` alone. 4xx must be 0 (every state is in the database); 5xx and "
+        "transport errors are server faults. Cache hits: the share of answers from the server's response "
+        "cache (`--cache-mb 0` turns it off). Targets (issue 9): at least 500 requests/s for Threes `best` "
+        "on SQLite, p99 under 100 ms on both stores, 0 errors, server memory flat.",
         "",
     ]
     if args.note:
@@ -269,15 +268,18 @@ def section(rows: list[dict], args, command: str) -> str:
 
 
 def write_section(path: Path, text: str) -> None:
-    """Replace the "## Web server" section of ``path`` (up to the next "## "), or append it."""
-    old = path.read_text() if path.exists() else "# Benchmarks\n"
-    start = old.find("\n## Web server")
-    if start < 0:
-        new = old.rstrip("\n") + "\n\n" + text
+    """Replace the first "## Web server" or "### Web server" section of ``path`` (up to the next
+    heading of its level or above), or append ``text``."""
+    old = path.read_text().splitlines() if path.exists() else ["# Benchmarks"]
+    start = next((i for i, line in enumerate(old) if re.match(r"#{2,3} Web server", line)), None)
+    if start is None:
+        new = old + [""] + text.splitlines()
     else:
-        end = old.find("\n## ", start + 1)
-        new = old[: start + 1] + text + ("\n" + old[end + 1:] if end >= 0 else "")
-    path.write_text(new)
+        level = len(old[start]) - len(old[start].lstrip("#"))
+        end = next((i for i in range(start + 1, len(old))
+                    if re.match(r"#{1,%d} " % level, old[i])), len(old))
+        new = old[:start] + text.splitlines() + old[end:]
+    path.write_text("\n".join(new).rstrip("\n") + "\n")
 
 
 def main() -> None:
@@ -292,7 +294,7 @@ def main() -> None:
     parser.add_argument("--workload", choices=("both", "mix", "threes best"), default="both")
     parser.add_argument("--states", type=int, default=3000, help="distinct states per game in the pool")
     parser.add_argument("--seed", type=int, default=9, help="seed of the pool")
-    parser.add_argument("--out", help="also write the results as the '## Web server' section of this file")
+    parser.add_argument("--out", help="also write the results as the 'Web server' section of this file")
     parser.add_argument("--note", default="", help="a line printed above the table (e.g. 'measured under load')")
     args = parser.parse_args()
     if shutil.which("wrk") is None:
@@ -315,7 +317,7 @@ def main() -> None:
     if args.out:
         command = "python " + " ".join(["benchmarks/serve.py", *sys.argv[1:]])
         write_section(Path(args.out), section(rows, args, command))
-        print(f"wrote the '## Web server' section of {args.out}")
+        print(f"wrote the 'Web server' section of {args.out}")
 
 
 if __name__ == "__main__":
