@@ -103,7 +103,8 @@ def time_cli(args: list[str], db_path: Path, repeat: int) -> tuple[float, float]
     samples = []
     for _ in range(repeat):
         started = time.perf_counter()
-        subprocess.run([*command, *args, "--db", str(db_path)], check=True, capture_output=True, env=env)
+        # cwd=CODE: `python -m dicebase` puts the working directory first on sys.path
+        subprocess.run([*command, *args, "--db", str(db_path)], check=True, capture_output=True, env=env, cwd=CODE)
         samples.append(time.perf_counter() - started)
     return percentiles(samples)
 
