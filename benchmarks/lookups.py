@@ -17,7 +17,8 @@ with the older checkout, measure it with that checkout's code, then this one's:
     python benchmarks/lookups.py --code /tmp/before --db /tmp/before/db/dicebase.duckdb --json-out /tmp/before.json
     python benchmarks/lookups.py --db db/dicebase.duckdb --before /tmp/before.json --out /tmp/lookups.md
 
-(add the SQLite files the same way, `--db ...sqlite`).  Nothing here is a test.
+(add the SQLite files the same way, `--db ...sqlite`).  An older checkout without the memo measures
+the same thing as "repeat" and "uncached".  Nothing here is a test.
 """
 
 from __future__ import annotations
