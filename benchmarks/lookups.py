@@ -90,7 +90,8 @@ def main() -> None:
         "",
         f"In-process: {args.repeat} calls after one warm-up call on an open read-only connection; "
         "\"repeat\" asks the same again, \"uncached\" first drops what the connection remembers. "
-        f"CLI: {args.cli_repeat} runs of `dicebase ... --db FILE`, process start to exit.",
+        f"CLI: {args.cli_repeat} runs of `dicebase ... --db FILE`, process start to exit, with the checkout's "
+        "bytecode compiled (as after pip install or a first run).",
         "",
         head,
         rule,
@@ -101,8 +102,10 @@ def main() -> None:
         print(line, file=sys.stderr, flush=True)
 
     for db_path in args.db:
-        path = Path(db_path).resolve()
-        store = "sqlite" if path.suffix in (".sqlite", ".sqlite3", ".db") else "duckdb"
+        store, _, rest = db_path.partition(":///")
+        if not rest:  # a plain path: the store by its suffix, as dicebase reads it
+            store, rest = ("sqlite" if Path(db_path).suffix in (".sqlite", ".sqlite3", ".db") else "duckdb"), db_path
+        path = Path(rest).resolve()
         with dicebase.open(f"{store}:///{path}") as db:
             built = set(db.games())
             for game in args.games:
