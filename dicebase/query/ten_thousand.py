@@ -156,7 +156,7 @@ class KeepAction:
     hot_dice: bool
     dominated: bool
     value: float
-    then: str  # 'roll' or 'bank' at the state the keep leads to
+    then: str  # 'roll' or 'bank' at the state the keep leads to; 'lost': no hot dice, all dice scored below the opening minimum
 
 
 @dataclass(frozen=True)
@@ -322,7 +322,7 @@ class Queries:
             raise BadInput(f"--triple must be a face 1-6 (or 0 for none), got {t}")
         if t and not rule["triple_stands"]:
             raise BadInput(f"rule set {rule['name']!r} has no standing triple; leave --triple out")
-        if t and dice > 3:
+        if t and dice > 3 and (rule["hot_dice_clears_triple"] or not rule["hot_dice"]):
             raise BadInput(f"a standing triple leaves at most 3 dice to roll, got {dice} dice")
         return t
 
@@ -427,8 +427,16 @@ class Queries:
             rows = self.db.read(*positional(sql, params))
         else:
             rows = [(*keep[1:], *value) for keep, value in zip(keeps, values)]
+        opening = not last and score is not None and i == 0  # a two-player turn still below the opening minimum
+
+        def ends(p: int, then: str) -> str:
+            """What follows a keep of every die without hot dice: the turn ends, banked or (below the
+            opening minimum) lost; the stored lost-turn rows (dice 0) read 'roll' in the queries."""
+            return "lost" if opening and k + p < rule["opening_minimum"] else "bank"
+
         actions = [
-            KeepAction([int(c) for c in keep], int(p), int(da), int(ta), bool(hd), bool(dom), float(v), then)
+            KeepAction([int(c) for c in keep], int(p), int(da), int(ta), bool(hd), bool(dom), float(v),
+                       ends(int(p), then) if int(da) == 0 else then)
             for keep, p, _used, da, ta, hd, dom, v, then in rows
         ]
         actions.sort(key=lambda a: (-a.value, -a.points, -len(a.keep), a.keep))
@@ -469,9 +477,11 @@ class Queries:
         from dicebase.rules.ten_thousand import dominated_flags, legal_keeps
 
         counts = tuple(roll.count(str(face)) for face in range(1, 7))
-        keeps = legal_keeps(self._rule_set(rules), counts, n, t)
+        rule_set = self._rule_set(rules)
+        keeps = legal_keeps(rule_set, counts, n, t)
         rows = [(roll, "".join(str(f) * c for f, c in enumerate(kp.kept, start=1)), kp.points, kp.dice,
-                 kp.n_after, kp.t_after, kp.dice == n, dom) for kp, dom in zip(keeps, dominated_flags(keeps))]
+                 kp.n_after, kp.t_after, kp.dice == n and rule_set.hot_dice, dom)
+                for kp, dom in zip(keeps, dominated_flags(keeps))]
         return sorted(rows, key=lambda row: row[1])
 
     def _rule_set(self, rules: str):
