@@ -199,6 +199,34 @@ def test_round_trip_preset_file_build_gives_identical_tables(run_cli, tmp_path):
     assert _checksums(own, "threes") == _checksums(built, "threes")
 
 
+def test_rolled_ones_round_trip_of_a_non_default_file_through_the_database(run_cli, tmp_path):
+    """A Great Rolled Ones rule set that is not the preset (four dice, two 1s end the turn, goal 12) built
+    from a file, printed back from the database with `dicebase rules --db --variant`, and built again from
+    that print: identical tables (checksums) and the same rules."""
+    text = (_preset_text(run_cli, "rolled-ones").replace('name = "standard"', 'name = "quick"')
+            .replace("dice = 5", "dice = 4").replace("ones_limit = 3", "ones_limit = 2")
+            .replace("goal = 50", "goal = 12").replace("turn_total_bound = 80", "turn_total_bound = 60")
+            .replace("komi_max = 10", "komi_max = 3"))
+    first = tmp_path / "quick.toml"
+    first.write_text(text)
+    own = ["-o", "rolled-ones.goal=8", "-o", "rolled-ones.turn_total_bound=60", "-o", "rolled-ones.komi_max=2"]
+    a, b = tmp_path / "a.duckdb", tmp_path / "b.duckdb"
+    code, _, err = run_cli(["build", "-q", "--db", a, "--rules", first, *own])
+    assert code == 0, err
+    code, printed, err = run_cli(["rules", "--db", a, "--variant", "quick"])
+    assert code == 0, err
+    assert parse(printed, "printed.toml").values == parse(text, "quick.toml").values
+    second = tmp_path / "printed.toml"
+    second.write_text(printed)
+    code, _, err = run_cli(["build", "-q", "--db", b, "--rules", second, *own])
+    assert code == 0, err
+    sums_a, sums_b = _checksums(a, "rolled_ones"), _checksums(b, "rolled_ones")
+    assert len(sums_a["tables"]) >= 5 and sums_a == sums_b
+    assert [v for v, _ in sums_a["variants"]] == ["goal8-dice5-ones3", "quick"]
+    code, again, err = run_cli(["rules", "--db", b, "--variant", "quick"])
+    assert code == 0 and again == printed
+
+
 # ------------------------------------------------------------------ build beside what the database holds; lookups
 TINY = """
 game = "ten-thousand"

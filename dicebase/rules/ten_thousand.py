@@ -12,9 +12,23 @@ n-of-a-kind, dice added to a standing triple, and the six-dice combinations).
 After a keep the turn goes on with ``n_after`` dice (six again on hot dice) and
 the standing triple ``t_after`` (0 = none).
 
+Hot dice (a keep that uses every rolled die):
+
+- ``hot_dice = True`` (every preset): the player may roll all the dice again, turn total
+  kept.  With ``hot_dice_clears_triple = True`` (every preset, seed 004) the standing
+  triple ends there; with ``False`` it stands on the fresh dice too (the triple just
+  formed, if the keep formed one, else the one standing before).
+- ``hot_dice = False``: the player may not roll again; the turn ends and its total is
+  banked (the standard "no hot dice" rule).  If the total may not be banked yet (a
+  player still at 0 below ``opening_minimum``) the turn scores nothing, as a farkle.
+  ``hot_dice_clears_triple`` is then irrelevant.  Such a keep leads to the class
+  ``(0, 0)``: no dice to roll, bank forced (:data:`NO_DICE`).
+
 Turn state before a roll: ``(n, t)`` = dice to roll, standing triple face.  A triple
-can only stand with n <= 3, so there are 3 + 3 * 7 = 24 pre-roll ``(n, t)`` classes
-(with ``triple_stands=False`` only the 6 classes ``t = 0``).
+can only stand with n <= 3 unless hot dice keeps it standing, so there are
+3 + 3 * 7 = 24 pre-roll ``(n, t)`` classes (with ``triple_stands=False`` only the 6
+classes ``t = 0``; 6 + 6 * 6 = 42 when hot dice keeps the triple; plus ``(0, 0)``
+without hot dice).
 """
 
 from __future__ import annotations
@@ -43,7 +57,8 @@ class RuleSet:
     5oak = 3x, 6oak = 4x), ``"double"`` (each further die doubles it) or
     ``"fixed"`` (``kind_values`` gives 4/5/6 of a kind as fixed points).
     ``triple_stands``: a triple kept earlier in the turn stays "standing" and every
-    later die of its face scores the triple value again (seed 004); cleared by hot dice.
+    later die of its face scores the triple value again (seed 004); cleared by hot dice
+    unless ``hot_dice_clears_triple`` is false.  ``hot_dice``: see the module docstring.
     ``three_pairs_with_four``: whether four of a kind plus a pair also counts as
     three pairs.  ``two_triples`` ``None`` scores two triples as the sum of the two.
     """
@@ -275,12 +290,27 @@ def duel_goal(rules: RuleSet, options_goal: int) -> int:
 
 
 # ---------------------------------------------------------------- legality and scoring
+#: The class a keep of every die leads to without hot dice: no dice to roll, the turn ends
+#: (its total is banked; lost below the opening minimum).  Last in :func:`turn_states`.
+NO_DICE = (0, 0)
+
+
 def turn_states(rules: RuleSet) -> list[tuple[int, int]]:
-    """All pre-roll (dice, standing triple) classes, in a fixed order."""
+    """All pre-roll (dice, standing triple) classes, in a fixed order; :data:`NO_DICE` last
+    when the rules have no hot dice."""
     out = [(n, 0) for n in range(rules.dice, 0, -1)]
     if rules.triple_stands:
-        out += [(n, t) for n in (3, 2, 1) for t in range(1, FACES + 1)]
+        carried = rules.hot_dice and not rules.hot_dice_clears_triple  # a triple stands on fresh dice
+        ns = sorted({3, 2, 1} | (set(range(1, rules.dice + 1)) if carried else set()), reverse=True)
+        out += [(n, t) for n in ns for t in range(1, FACES + 1)]
+    if not rules.hot_dice:
+        out.append(NO_DICE)
     return out
+
+
+def roll_states(rules: RuleSet) -> list[tuple[int, int]]:
+    """The classes a player can roll from: :func:`turn_states` without :data:`NO_DICE`."""
+    return [s for s in turn_states(rules) if s != NO_DICE]
 
 
 def _face_partitions(m: int) -> list[tuple[int, ...]]:
@@ -359,7 +389,7 @@ class Keep:
     kept: tuple[int, ...]  # dice kept per face 1..6
     points: int  # points (not units)
     dice: int  # dice used
-    n_after: int  # dice to roll next (6 after hot dice)
+    n_after: int  # dice to roll next (6 after hot dice; 0 = the turn ends: no hot dice)
     t_after: int  # standing triple face afterwards (0 = none)
 
 
@@ -375,7 +405,10 @@ def legal_keeps(rules: RuleSet, counts: tuple[int, ...], n: int, t: int) -> list
             continue
         left = n - used
         if left == 0 and rules.hot_dice:
-            n_after, t_after = rules.dice, (0 if rules.hot_dice_clears_triple else t)
+            n_after = rules.dice
+            t_after = (kind or t) if rules.triple_stands and not rules.hot_dice_clears_triple else 0
+        elif left == 0:  # no hot dice: the turn ends, its total is banked (module docstring)
+            n_after, t_after = NO_DICE
         else:
             n_after = left
             t_after = (kind or t) if rules.triple_stands and left > 0 else 0
@@ -457,10 +490,10 @@ def roll_multisets(n: int) -> tuple[tuple[tuple[int, ...], int], ...]:
 
 
 def class_odds(rules: RuleSet) -> list[tuple[tuple[int, int], float, float]]:
-    """Per pre-roll class (order of :func:`turn_states`): (class, farkle chance, expected points of the
-    best-scoring keep of one roll)."""
+    """Per class a player can roll from (order of :func:`roll_states`): (class, farkle chance, expected
+    points of the best-scoring keep of one roll)."""
     out = []
-    for n, t in turn_states(rules):
+    for n, t in roll_states(rules):
         farkle = best = 0
         for counts, ways in roll_multisets(n):
             keeps = legal_keeps(rules, counts, n, t)
@@ -527,9 +560,11 @@ FILE_KEYS = (
     Key("triple_stands", "bool", "Whether a triple kept earlier in the turn stands: every later die of its "
         "face scores the triple value again (seed 004). false = each roll is scored on its own."),
     Key("hot_dice", "bool", "Whether scoring with every die gives all dice back to roll again (hot dice). "
-        "The solvers need true (a turn that must end when every die has scored is not modelled)."),
+        "false = the turn ends there and its total is banked (nothing, if it is below opening_minimum "
+        "while the player is still at 0)."),
     Key("hot_dice_clears_triple", "bool", "Whether hot dice ends a standing triple (only used with "
-        "triple_stands; the solvers need true there)."),
+        "triple_stands and hot_dice). false = the triple (the one just formed, if the last keep formed "
+        "one) stands on the fresh dice too."),
     Key("opening_minimum", "int", "Points a turn needs to bank while the player's score is still 0 "
         "(to get on the board); 0 = none."),
     Key("goal", "int", "Points that end the game: the first player to bank this many makes it the last "
@@ -581,12 +616,6 @@ def from_file(name: str, values: dict) -> RuleSet:
         for key in ("straight", "three_pairs", "four_and_pair", "two_triples"):
             if v[key]:
                 raise ValueError(f"{key}: needs six dice (dice = {v['dice']}); set it to 0")
-    if v["triple_stands"] and not v["hot_dice_clears_triple"]:
-        raise ValueError("hot_dice_clears_triple: false is not supported with triple_stands = true (the solvers "
-                         "let a triple stand only with 3 or fewer dice to roll); allowed: true")
-    if not v["hot_dice"]:
-        raise ValueError("hot_dice: false is not supported (the solvers model a turn that goes on with all the "
-                         "dice after every die has scored); allowed: true")
     unit = v["unit"]
     for key in ("single", "triple", "kind_values", "straight", "three_pairs", "four_and_pair", "two_triples",
                 "opening_minimum", "goal"):

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from dicebase.rules.ten_thousand import (
-    GAME, DEFAULT_OPTIONS, TEST_OPTIONS, RuleSet, check_options, duel_goal, turn_states, validate_options,
+    GAME, DEFAULT_OPTIONS, NO_DICE, TEST_OPTIONS, RuleSet, check_options, duel_goal, turn_states, validate_options,
 )
 
 __all__ = ["DEFAULT_OPTIONS", "GAME", "TEST_OPTIONS", "build", "validate_options"]
@@ -22,6 +22,8 @@ def build(ctx, options: dict) -> None:
         states = turn_states(rs)
         dice_of = np.array([n for n, _ in states], dtype=np.int64)
         triple_of = np.array([t for _, t in states], dtype=np.int64)
+        # the classes a player rolls from: every class but NO_DICE (no hot dice: the turn ended)
+        live = np.flatnonzero([s != NO_DICE for s in states])
         with ctx.step(f"{name}: odds, rolls and keeps"):
             tables = odds.tables(rs)
         with ctx.step(f"{name}: solitaire turn"):
@@ -71,26 +73,28 @@ def build(ctx, options: dict) -> None:
             for tname, cols in tables.items():
                 ctx.write(tname, cols)
             ctx.write("ten_thousand_classes", {
-                "rules": np.full(len(states), name, dtype=object),
-                "dice": dice_of,
-                "triple": triple_of,
-                "p_farkle": np.array([tr.p_farkle for tr in transitions(rs)]),
-                "min_turn_total": np.array(min_turn_totals(rs), dtype=object),
+                "rules": np.full(live.size, name, dtype=object),
+                "dice": dice_of[live],
+                "triple": triple_of[live],
+                "p_farkle": np.array([tr.p_farkle for tr in transitions(rs)])[live],
+                "min_turn_total": np.array(min_turn_totals(rs), dtype=object)[live],
             })
             K1 = sol.bound + 1
-            kk, ss = np.divmod(np.arange(K1 * len(states)), len(states))
-            action = np.where(sol.roll[:K1].ravel(), "roll", "bank").astype(object)
+            kk, ss = np.divmod(np.arange(K1 * live.size), live.size)
+            ss = live[ss]
+            action = np.where(sol.roll[:K1][:, live].ravel(), "roll", "bank").astype(object)
             ctx.write("ten_thousand_solitaire", {
                 "rules": np.full(kk.size, name, dtype=object),
                 "turn_total": kk * rs.unit,
                 "dice": dice_of[ss],
                 "triple": triple_of[ss],
-                "value": sol.value[:K1].ravel() * rs.unit,
-                "roll_value": sol.roll_value[:K1].ravel() * rs.unit,
+                "value": sol.value[:K1][:, live].ravel() * rs.unit,
+                "roll_value": sol.roll_value[:K1][:, live].ravel() * rs.unit,
                 "action": action,
             })
             ctx.write("ten_thousand_solitaire_keep", sol_keep)
             thr = {(r["n"], r["t"]): r for r in solitaire.thresholds(sol)}
+            h_rule = [r for r in h_rule if (r["n"], r["t"]) != NO_DICE]
             ctx.write("ten_thousand_seed004_rule", {
                 "rules": np.full(len(h_rule), name, dtype=object),
                 "dice": np.array([r["n"] for r in h_rule]),
@@ -127,7 +131,7 @@ def _write_duel(ctx, rs: RuleSet, duel, goal: int, dice_of, triple_of) -> None:
     # key order (score, opponent, turn_total, dice, triple), which the solver emits (checked)
     rank = np.argsort(np.lexsort((triple_of, dice_of))).astype(np.int64)
     G = duel.goal
-    key = ((duel.i[rows].astype(np.int64) * G + duel.j[rows]) * 4096 + duel.k[rows]) * 32 + rank[duel.s[rows]]
+    key = ((duel.i[rows].astype(np.int64) * G + duel.j[rows]) * 4096 + duel.k[rows]) * 64 + rank[duel.s[rows]]
     if not (key[1:] > key[:-1]).all():  # the solver emits key order (a 30M-row sort otherwise)
         rows = rows[np.argsort(key, kind="stable")]
     del key
@@ -145,7 +149,8 @@ def _write_duel(ctx, rs: RuleSet, duel, goal: int, dice_of, triple_of) -> None:
             "p_win": duel.p_win[sel],
         })
     last = np.zeros((G, G), dtype=np.int64)
-    np.maximum.at(last, (duel.i[rows], duel.j[rows]), duel.k[rows].astype(np.int64))
+    rolled = rows[dice_of[duel.s[rows]] > 0]  # not the lost turns of NO_DICE (no hot dice, below the minimum)
+    np.maximum.at(last, (duel.i[rolled], duel.j[rolled]), duel.k[rolled].astype(np.int64))
     ii, jj = np.divmod(np.arange(G * G), G)
     ctx.write("ten_thousand_duel_bounds", {
         "rules": np.full(G * G, name, dtype=object),
@@ -157,16 +162,18 @@ def _write_duel(ctx, rs: RuleSet, duel, goal: int, dice_of, triple_of) -> None:
     })
     from .twoplayer import exceed_table
 
-    S = len(dice_of)
+    live = np.flatnonzero(dice_of > 0)  # not NO_DICE: nothing more can be gained there
+    S = live.size
     for policy, E in (("optimal", duel.exceed), ("seed004", exceed_table(rs, duel.exceed.shape[0] - 1, keep="max_dice"))):
         m, ss = np.divmod(np.arange(S, E.shape[0] * S), S)
+        ss = live[ss]
         ctx.write("ten_thousand_exceed", {
             "rules": np.full(m.size, name, dtype=object),
             "policy": np.full(m.size, policy, dtype=object),
             "need": m * u,
             "dice": dice_of[ss],
             "triple": triple_of[ss],
-            "p_exceed": E[1:].ravel(),
+            "p_exceed": E[1:][:, live].ravel(),
         })
     W00 = float(duel.W[0, 0])
     ctx.write("ten_thousand_policy_duel", {

@@ -24,13 +24,13 @@ import numpy as np
 
 from dicebase.rules.ten_thousand import RuleSet, turn_states
 
-from .solitaire import Flat, max_dice_flat
+from .solitaire import Flat, class_sum, max_dice_flat
 
 
 def expected_next_roll(fl: Flat) -> np.ndarray:
     """EV(s) in units: expected points of the next roll under the max-dice keep."""
     per_group = fl.group_prob * fl.opt_pts[fl.group_opt[:-1]]
-    return np.add.reduceat(per_group, fl.state_group[:-1])
+    return class_sum(per_group, fl.state_group)
 
 
 def roll_table(rules: RuleSet) -> tuple[np.ndarray, int]:
@@ -66,6 +66,6 @@ def solitaire_value(rules: RuleSet) -> np.ndarray:
     H[K + 1 :] = np.arange(K + 1, top + 1, dtype=float)[:, None]
     for k in range(K, -1, -1):
         vals = H[k + fl.opt_pts, fl.opt_state] * fl.group_prob
-        r = np.add.reduceat(vals, fl.state_group[:-1])
+        r = class_sum(vals, fl.state_group)
         H[k] = np.where(roll[k], r, k)
     return H[: K + 1]

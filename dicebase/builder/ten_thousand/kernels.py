@@ -69,7 +69,11 @@ def eval_turn(i, j, G, om, F, kmax, W, pexd, sg, gp, go, op, ost, pf, VA, VB, RO
                 x = 0.0
                 if rb != 0.0:
                     x = (ba - ra) / rb
-                if ra + rb * F > ba:
+                if sg[s] == sg[s + 1]:  # no dice to roll (no hot dice): the turn total is banked
+                    VA[k, s] = ba
+                    VB[k, s] = 0.0
+                    ROLL[k, s] = False
+                elif ra + rb * F > ba:
                     VA[k, s] = ra
                     VB[k, s] = rb
                     ROLL[k, s] = True
@@ -81,7 +85,7 @@ def eval_turn(i, j, G, om, F, kmax, W, pexd, sg, gp, go, op, ost, pf, VA, VB, RO
                     ROLL[k, s] = False
                     if rb != 0.0 and x < hi:
                         hi = x
-            else:
+            else:  # must roll; with no dice to roll (below the opening minimum) this is the farkle value
                 VA[k, s] = ra
                 VB[k, s] = rb
                 ROLL[k, s] = True

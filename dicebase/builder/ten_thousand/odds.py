@@ -7,7 +7,7 @@ import numpy as np
 from dicebase.builder.dice import rolls
 
 from dicebase.rules.ten_thousand import (
-    CLASS_ORDER, RuleSet, classify, dominated_flags, keep_points, legal_keeps, turn_states,
+    CLASS_ORDER, RuleSet, classify, dominated_flags, keep_points, legal_keeps, roll_states,
 )
 
 
@@ -45,7 +45,7 @@ def tables(rules: RuleSet) -> dict[str, dict[str, np.ndarray]]:
     rl = {k: [] for k in ("dice", "triple", "roll", "ways", "probability", "combination", "best_points", "farkle")}
     kp = {k: [] for k in ("dice", "triple", "roll", "keep", "points", "dice_used", "dice_after",
                           "triple_after", "hot_dice", "dominated", "max_dice")}
-    for n, t in turn_states(rules):
+    for n, t in roll_states(rules):
         for pos, row in enumerate(odds_rows(rules, n, t)):
             odds["dice"].append(n)
             odds["triple"].append(t)
@@ -77,7 +77,7 @@ def tables(rules: RuleSet) -> dict[str, dict[str, np.ndarray]]:
                 kp["dice_used"].append(k.dice)
                 kp["dice_after"].append(k.n_after)
                 kp["triple_after"].append(k.t_after)
-                kp["hot_dice"].append(k.dice == n)
+                kp["hot_dice"].append(k.dice == n and rules.hot_dice)
                 kp["dominated"].append(dom)
                 kp["max_dice"].append(k is md)
 

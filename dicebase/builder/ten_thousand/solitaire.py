@@ -6,6 +6,9 @@ All turn totals are in units of ``rules.unit`` (50 points).  State before a roll
 
     V(k, s) = max(k, sum_r P(r) max_keep V(k + pts, s'))        farkle -> 0
 
+Without hot dice a keep of every die leads to the class ``(0, 0)`` (no dice, no rolls:
+its "roll" is a farkle), so ``V(k, (0, 0)) = k``: the turn total is banked.
+
 Bound (proved in :func:`bank_bound`): with ``Emax(s) = sum_r P(r) max_keep pts``
 and ``pf(s)`` the farkle probability, banking is optimal at every ``k >= K`` once
 ``K >= max_s Emax(s) / pf(s)``.  Proof: write ``g = V - k``; for ``k >= K``
@@ -21,7 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from dicebase.builder.dice import rolls
-from dicebase.rules.ten_thousand import RuleSet, dominated_flags, legal_keeps, turn_states
+from dicebase.rules.ten_thousand import RuleSet, dominated_flags, legal_keeps, roll_states, turn_states
 
 from .scoring import Transitions, transitions
 
@@ -113,10 +116,21 @@ def bank_bound(rules: RuleSet) -> int:
     return int(math.ceil((expected_max_points(rules) / fl.p_farkle).max()))
 
 
+def class_sum(per_group: np.ndarray, state_group: np.ndarray) -> np.ndarray:
+    """Sum of ``per_group`` (last axis: groups) over each class's groups; 0 for a class without
+    groups (:data:`~dicebase.rules.ten_thousand.NO_DICE`, where ``np.add.reduceat`` would not give 0)."""
+    live = state_group[1:] > state_group[:-1]
+    if live.all():
+        return np.add.reduceat(per_group, state_group[:-1], axis=-1)
+    out = np.zeros(per_group.shape[:-1] + live.shape)
+    out[..., live] = np.add.reduceat(per_group, state_group[:-1][live], axis=-1)
+    return out
+
+
 def _reduce(fl: Flat, values: np.ndarray) -> np.ndarray:
     """sum over groups of prob * max over the group's options, per state."""
     gmax = np.maximum.reduceat(values, fl.group_opt[:-1], axis=-1)
-    return np.add.reduceat(gmax * fl.group_prob, fl.state_group[:-1], axis=-1)
+    return class_sum(gmax * fl.group_prob, fl.state_group)
 
 
 @dataclass(frozen=True)
@@ -181,7 +195,7 @@ def best_keeps(sol: Solitaire) -> dict[str, np.ndarray]:
     V[K + 1 :] = np.arange(K + 1, top + 1, dtype=float)[:, None]
     cols: dict[str, list] = {k: [] for k in ("turn_total", "dice", "triple", "roll", "keep", "value")}
     ks = np.arange(K + 1)
-    for n, t in states:
+    for n, t in roll_states(rules):
         table = rolls(n)
         for r in range(len(table)):
             counts = tuple(int(c) for c in table.counts[r])

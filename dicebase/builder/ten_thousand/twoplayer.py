@@ -10,6 +10,11 @@ Units of ``rules.unit`` (50 points); goal ``G`` units.  Player to move has banke
     P_roll         = sum_r P(r) max_keep P(i, j, k + pts, s') + pf(s) * (1 - W(j, i))
     W(i, j)        = P(i, j, 0, six dice)                          (a turn starts with a roll)
 
+Without hot dice a keep of every die leads to the class "no dice" (``NO_DICE``, no roll
+groups): there ``P = P_bank`` (the turn ends, banked), or ``1 - W(j, i)`` while the total may
+not be banked (below the opening minimum: the turn is lost, the farkle value), and
+``E(m >= 1) = 0``.
+
 ``P_exceed(d)``: the last-turn player, ``d`` units behind, wins by ending the turn
 more than ``d`` ahead of its banked score: :func:`exceed_table` (``E(m, s)`` = chance
 to still gain ``m`` or more units from class ``s``; the last turn keeps rolling until
@@ -46,7 +51,7 @@ import numpy as np
 from dicebase.rules.ten_thousand import RuleSet
 
 from .scoring import transitions, turn_states
-from .solitaire import flatten, max_dice_flat
+from .solitaire import class_sum, flatten, max_dice_flat
 
 def exceed_table(rules: RuleSet, max_need: int, keep: str = "optimal") -> np.ndarray:
     """E[m, s] for m = 0..max_need units: chance to gain at least m more units this turn.
@@ -61,7 +66,7 @@ def exceed_table(rules: RuleSet, max_need: int, keep: str = "optimal") -> np.nda
     for m in range(1, max_need + 1):
         vals = E[off + m - fl.opt_pts, fl.opt_state]
         gmax = np.maximum.reduceat(vals, fl.group_opt[:-1], axis=-1)
-        E[off + m] = np.add.reduceat(gmax * fl.group_prob, fl.state_group[:-1], axis=-1)
+        E[off + m] = class_sum(gmax * fl.group_prob, fl.state_group)
     return E[off:].copy()
 
 
