@@ -32,18 +32,19 @@ def main(argv: list[str] | None = None) -> int:
 
     rng = random.Random(args.seed)
     with dicebase.open(f"duckdb:///{args.duckdb}") as d, dicebase.open(f"sqlite:///{args.sqlite}") as s:
-        for db, name in ((d, "duckdb"), (s, "sqlite")):
-            rows, goal = db.fetchone("SELECT count(*), max(goal) FROM ten_thousand_duel WHERE rules = 'ten-thousand'")
-            print(f"{name}: {rows:,} two-player rows, goal {goal}")
-        (rows,) = s.fetchone("SELECT count(*) FROM ten_thousand_duel WHERE rules = 'ten-thousand'")
+        for db, name, path in ((d, "duckdb", args.duckdb), (s, "sqlite", args.sqlite)):
+            (rows,) = db.fetchone("SELECT row_count FROM build_tables WHERE table_name = 'ten_thousand_duel'")
+            print(f"{name}: {rows:,} two-player rows ({path.stat().st_size / 1e6:,.1f} MB file)")
         # rowid-free sampling: random (score, opponent) pairs, then a random stored row of each
-        scores = [v for (v,) in s.fetchall("SELECT DISTINCT score FROM ten_thousand_duel_bounds WHERE rules = 'ten-thousand'")]
+        (goal,) = s.fetchone("SELECT max(goal) FROM ten_thousand_duel_bounds WHERE rules = 'ten-thousand'")
+        scores = [v for (v,) in s.fetchall(
+            "SELECT DISTINCT score FROM ten_thousand_duel_bounds WHERE rules = 'ten-thousand' AND goal = ?", (goal,))]
         differences = compared = refused = 0
         while compared < args.samples:
             i, j = rng.choice(scores), rng.choice(scores)
             states = s.fetchall(
                 "SELECT turn_total, dice, triple FROM ten_thousand_duel WHERE rules = 'ten-thousand' "
-                "AND score = ? AND opponent = ? ORDER BY turn_total, dice, triple", (i, j))
+                "AND goal = ? AND score = ? AND opponent = ? ORDER BY turn_total, dice, triple", (goal, i, j))
             if not states:
                 continue
             k, n, t = rng.choice(states)
