@@ -26,6 +26,11 @@ def whole_number(value, what: str, allowed: str = "") -> int:
     return int(value)
 
 
+def first(rows: list[tuple]) -> tuple | None:
+    """The first row of a ``Database.read`` result, or None when it is empty."""
+    return rows[0] if rows else None
+
+
 def text_choice(value, what: str) -> str:
     """``value`` when it is a str, else BadInput: names of variants and rule sets are text."""
     if not isinstance(value, str):

@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from dicebase.query.base import BadInput, NotInDatabase, clip, text_choice, whole_number
+from dicebase.query.base import BadInput, NotInDatabase, clip, first, text_choice, whole_number
 from dicebase.rules.rolled_ones import POLICY_NAMES, Rules, reachable_turns
 STATES = "rolled_ones_states"
 FINAL = "rolled_ones_p_exceed"
@@ -300,21 +300,21 @@ class Queries:
         more = ()
         if s.p == 2 and s.j >= v.goal:
             delta = max(s.j - s.i - s.k, -1)
-            row = self.db.fetchone(
+            row = first(self.db.read(
                 f"SELECT p_roll, p_hold, best, p_exceed FROM {FINAL} WHERE variant = ? AND delta = ? AND o = ?",
                 (v.name, delta, s.o),
-            )
+            ))
             source = f"{FINAL} (delta = {delta})"
         elif s.p == 2 and s.i + s.k > v.goal - 1 + v.dice:
             p1 = self._p(v, 1, s.j, s.i, 0, 0)
             row = (1.0 - v.p_end(s.o) * p1, 1.0, "hold", 1.0)
             source = COMPUTED
         else:
-            row = self.db.fetchone(
+            row = first(self.db.read(
                 f"SELECT p_roll, p_hold, best, p_win{extra} FROM {STATES} "
                 "WHERE variant = ? AND p = ? AND i = ? AND j = ? AND k = ? AND o = ?",
                 (v.name, s.p, s.i, s.j, s.k, s.o),
-            )
+            ))
             source = STATES
             if row is not None:
                 row, more = row[:4], tuple(row[4:])
@@ -325,10 +325,10 @@ class Queries:
         return value, more
 
     def _p(self, v: Variant, p, i, j, k, o) -> float:
-        row = self.db.fetchone(
+        row = first(self.db.read(
             f"SELECT p_win FROM {STATES} WHERE variant = ? AND p = ? AND i = ? AND j = ? AND k = ? AND o = ?",
             (v.name, p, i, j, k, o),
-        )
+        ))
         if row is None:
             raise NotInDatabase(f"no stored value for ({p}, {i}, {j}, {k}, {o}) in {v.name}")
         return float(row[0])

@@ -11,7 +11,7 @@ import json
 import math
 from dataclasses import asdict, dataclass, field
 
-from dicebase.query.base import BadInput, NotInDatabase, clip, text_choice, whole_number
+from dicebase.query.base import BadInput, NotInDatabase, clip, first, text_choice, whole_number
 
 from dicebase.rules.ten_thousand import MAX_POINTS, PRESETS
 
@@ -119,17 +119,23 @@ WHERE kp.rules = :rules AND kp.dice = :dice AND kp.triple = :triple AND kp.roll 
 """
 
 
-def positional(sql: str, values: dict) -> tuple[str, list]:
-    """Named ``:name`` parameters -> ``?`` placeholders and the value list (both stores)."""
-    import re
+_POSITIONAL: dict[str, tuple[str, list[str]]] = {}  # sql -> (text with ?, parameter names in order)
 
-    params: list = []
 
-    def sub(m):
-        params.append(values[m.group(1)])
-        return "?"
+def positional(sql: str, values: dict) -> tuple[str, tuple]:
+    """Named ``:name`` parameters -> ``?`` placeholders and the value tuple (both stores)."""
+    if sql not in _POSITIONAL:
+        import re
 
-    return re.sub(r":([a-z]+)\b", sub, sql), params
+        names: list[str] = []
+
+        def sub(m):
+            names.append(m.group(1))
+            return "?"
+
+        _POSITIONAL[sql] = re.sub(r":([a-z]+)\b", sub, sql), names
+    text, names = _POSITIONAL[sql]
+    return text, tuple(values[name] for name in names)
 
 
 @dataclass(frozen=True)
@@ -222,6 +228,16 @@ class Gap:
     p2_win: float
     gap: float
     expected_turn_points: float | None
+
+
+def _by_first(rows) -> dict[int, float]:
+    """{key: value} of (key, value) rows (turn-start win probabilities by opponent score)."""
+    return {int(key): float(value) for key, value in rows}
+
+
+def _by_key3(rows) -> dict[tuple[int, int, int], float]:
+    """{(a, b, c): value} of (a, b, c, value) rows, e.g. (turn_total, dice, triple) -> p_win."""
+    return {(int(a), int(b), int(c)): float(value) for a, b, c, value in rows}
 
 
 def _int(value, what: str, allowed: str) -> int:
@@ -408,7 +424,7 @@ class Queries:
                     values, w_ji = self._duel_values(rules, goal, i, j, k, keeps)
                 farkle_value = 1.0 - w_ji
         if sqlite:
-            rows = self.db.fetchall(*positional(sql, params))
+            rows = self.db.read(*positional(sql, params))
         else:
             rows = [(*keep[1:], *value) for keep, value in zip(keeps, values)]
         opening = not last and score is not None and i == 0  # a two-player turn still below the opening minimum
@@ -453,7 +469,7 @@ class Queries:
         ``roll`` is None.  One roll's keeps come from the rules (dicebase.rules, the code
         that wrote ten_thousand_keeps): one query fewer."""
         if roll is None:
-            return self.db.fetchall(
+            return self.db.read(
                 "SELECT roll, keep, points, dice_used, dice_after, triple_after, hot_dice, dominated "
                 "FROM ten_thousand_keeps WHERE rules = ? AND dice = ? AND triple = ? ORDER BY roll, keep",
                 (rules, n, t),
@@ -479,13 +495,23 @@ class Queries:
 
     def _turn_starts(self, rules: str, goal: int, i: int, opponents: list[int]) -> dict[int, float]:
         """W(i, j) for each opponent score j: turn-start win probabilities."""
+        if self.db.store == "duckdb":
+            # every turn start of score i (one row per opponent, a few hundred): one key range, where
+            # an IN list makes DuckDB hash-join a whole row group; remembered per connection
+            every = self.db.read(
+                "SELECT opponent, p_win FROM ten_thousand_duel WHERE rules = ? AND goal = ? AND score = ? "
+                "AND turn_total = 0 AND dice = ? AND triple = 0",
+                (rules, goal, i, self._shape(rules)[1]),
+                _by_first,
+            )
+            return {o: every[o] for o in opponents if o in every}
         marks = ", ".join("?" * len(set(opponents)))
-        rows = self.db.fetchall(
+        return self.db.read(  # SQLite: one index seek per opponent
             "SELECT opponent, p_win FROM ten_thousand_duel WHERE rules = ? AND goal = ? AND score = ? "
             f"AND opponent IN ({marks}) AND turn_total = 0 AND dice = ? AND triple = 0",
             (rules, goal, i, *sorted(set(opponents)), self._shape(rules)[1]),
+            _by_first,
         )
-        return {int(o): float(p) for o, p in rows}
 
     def _exceed(self, rules: str, lo: int, hi: int, n: int | None = None, t: int | None = None) -> dict:
         """(need, dice, triple) -> optimal P_exceed for needs lo..hi (one class, or all)."""
@@ -494,7 +520,7 @@ class Queries:
         params: tuple = (rules, lo, hi)
         if n is not None:
             sql, params = sql + " AND dice = ? AND triple = ?", (*params, n, t)
-        return {(int(m), int(d), int(c)): float(p) for m, d, c, p in self.db.fetchall(sql, params)}
+        return self.db.read(sql, params, _by_key3)
 
     def _duel_values(self, rules: str, goal: int, i: int, j: int, k: int,
                      keeps: list[tuple]) -> tuple[list[tuple[float, str]], float]:
@@ -502,12 +528,12 @@ class Queries:
         points = [keep[2] for keep in keeps]
         stored = {}
         if keeps:
-            rows = self.db.fetchall(
+            stored = self.db.read(
                 "SELECT turn_total, dice, triple, p_win FROM ten_thousand_duel WHERE rules = ? AND goal = ? "
                 "AND score = ? AND opponent = ? AND turn_total BETWEEN ? AND ?",
                 (rules, goal, i, j, k + min(points), k + max(points)),
+                _by_key3,
             )
-            stored = {(int(kk), int(d), int(c)): float(p) for kk, d, c, p in rows}
         unit, start = self._shape(rules)
         banked = [i + k + p for p in points]
         starts = self._turn_starts(rules, goal, j, [i, *(b for b in banked if b < goal)])
@@ -539,7 +565,7 @@ class Queries:
         if not keeps:
             return []
         points = [keep[2] for keep in keeps]
-        rows = self.db.fetchall(
+        rows = self.db.read(
             "SELECT turn_total, dice, triple, value, action FROM ten_thousand_solitaire WHERE rules = ? "
             "AND turn_total BETWEEN ? AND ?",
             (rules, k + min(points), k + max(points)),
@@ -584,11 +610,11 @@ class Queries:
                 return State(*key, True, 1.0, "bank", 1.0 - self.classes(rules)[(n, t)][0], 1.0,
                              "last turn, already ahead: banking wins; rolling wins unless it farkles "
                              "(ten_thousand_classes.p_farkle)")
-            row = self.db.fetchone(
+            row = first(self.db.read(
                 "SELECT p_exceed FROM ten_thousand_exceed WHERE rules = ? AND policy = 'optimal' AND need = ? "
                 "AND dice = ? AND triple = ?",
                 (rules, need, n, t),
-            )
+            ))
             p = float(row[0]) if row else 0.0
             return State(*key, True, p, "roll", p, 0.0 if k > 0 else None,
                          f"last turn: ten_thousand_exceed (need = opponent - score - turn_total + {unit} = {need})"
@@ -597,11 +623,11 @@ class Queries:
         bank = None
         if can_bank:
             bank = float(self._bank_value(rules, goal, i, j, k))
-        row = self.db.fetchone(
+        row = first(self.db.read(
             "SELECT p_win FROM ten_thousand_duel WHERE rules = ? AND goal = ? AND score = ? AND opponent = ? "
             "AND turn_total = ? AND dice = ? AND triple = ?",
             key,
-        )
+        ))
         if row is not None:
             p = float(row[0])
             return State(*key, False, p, "roll", p, bank, "stored roll state (ten_thousand_duel); bank value "
@@ -613,7 +639,7 @@ class Queries:
         # chance; summed here (math.fsum) so that both stores give the same bits
         if self.db.store == "sqlite":  # its indexed joins run the documented query fastest
             farkle = 1.0 - self._turn_starts(rules, goal, j, [i])[i]
-            parts = self.db.fetchall(*positional(ROLL_PARTS_SQL, dict(
+            parts = self.db.read(*positional(ROLL_PARTS_SQL, dict(
                 i=i, j=j, k=k, goal=goal, rules=rules, dice=n, triple=t, unit=unit, start=rule["dice"])))
         else:
             keeps = self._keeps(rules, n, t, None)
@@ -622,7 +648,7 @@ class Queries:
             best: dict[str, float] = {}
             for keep, (v, _then) in zip(keeps, values):
                 best[keep[0]] = max(v, best.get(keep[0], v))
-            parts = [(p, best.get(r)) for r, p in self.db.fetchall(
+            parts = [(p, best.get(r)) for r, p in self.db.read(
                 "SELECT roll, probability FROM ten_thousand_rolls WHERE rules = ? AND dice = ? AND triple = ?",
                 (rules, n, t),
             )]

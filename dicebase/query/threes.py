@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from itertools import accumulate
 from functools import cached_property
 
-from dicebase.query.base import BadInput, NotInDatabase, _is_boolean, is_whole_number
+from dicebase.query.base import BadInput, NotInDatabase, _is_boolean, first as _first, is_whole_number
 from dicebase.rules.threes import MAX_PLAYERS, TIE_RULES, TOL, VARIANTS, Rules, kept_sums, sort_roll
 
 KNOWN_VARIANTS = tuple(VARIANTS)  # the standard variants, buildable with -o threes.variants
@@ -149,6 +149,11 @@ class Built:
 
     ties: tuple[str, ...]
     max_players_after: int
+
+
+def _win_values(rows) -> dict[tuple[int, bool, int], float]:
+    """(dice_left, must_keep_two, score) -> p_win of threes_win rows."""
+    return {(int(dl), bool(f), int(s)): float(p) for dl, f, s, p in rows}
 
 
 def rank(actions: list[Action], maximize: bool) -> tuple[Action, ...]:
@@ -351,12 +356,12 @@ class Queries:
         nexts = [(d - a, a == 0, score + cost[a]) for a in keeps]
         # One query: every pre-roll value of this (variant, ties, players_after, to_beat), at most a few
         # hundred rows, a key-prefix range in SQLite.  Faster in DuckDB than OR-ing the few states we need.
-        rows = self.db.fetchall(
+        values = self.db.read(
             "SELECT dice_left, must_keep_two, score, p_win FROM threes_win "
             "WHERE variant = ? AND ties = ? AND players_after = ? AND to_beat = ?",
             (v.name, ties, players_after, target),
+            _win_values,
         )
-        values = {(int(dl), bool(f), int(s)): float(p) for dl, f, s, p in rows}
         missing = [s for s in nexts if s not in values]
         if missing:
             raise NotInDatabase(
@@ -388,11 +393,11 @@ class Queries:
         must_keep_two = self._flag(v, must_keep_two, dice_left)
         ties = self._ties(v, ties)
         players_after, target = self._win_target(v, to_beat, players_after)
-        row = self.db.fetchone(
+        row = _first(self.db.read(
             "SELECT p_win FROM threes_win WHERE variant = ? AND ties = ? AND players_after = ? AND to_beat = ? "
             "AND dice_left = ? AND must_keep_two = ? AND score = ?",
             (v.name, ties, players_after, target, dice_left, must_keep_two, score),
-        )
+        ))
         if row is None:
             raise NotInDatabase(
                 f"no stored value for that state in {v.name}/{ties}; rebuild with: {self.rebuild_command()}"
@@ -417,13 +422,13 @@ class Queries:
         must_keep_two = self._flag(v, must_keep_two, len(roll))
         ties = self._ties(v, ties)
         players_after, target = self._win_target(v, to_beat, players_after)
-        row = self.db.fetchone(
+        row = _first(self.db.read(
             "SELECT substr(p.keeps, r.roll_id + 1, 1) FROM threes_win_policy p JOIN threes_rolls r "
             "ON r.variant = p.variant AND r.dice = p.dice_left "
             "WHERE p.variant = ? AND p.ties = ? AND p.players_after = ? AND p.to_beat = ? AND p.dice_left = ? "
             "AND p.must_keep_two = ? AND p.score = ? AND r.roll = ?",
             (v.name, ties, players_after, target, len(roll), must_keep_two, score, " ".join(map(str, roll))),
-        )
+        ))
         if row is None:
             raise NotInDatabase(
                 f"no stored decision for that state in {v.name}/{ties}; rebuild with: {self.rebuild_command()}"
@@ -444,13 +449,13 @@ class Queries:
             if not _is_int(dice) or not 1 <= dice <= most:
                 raise BadInput(f"dice must be a whole number 1..{most} (this database's many-dice table), "
                                f"got {_show(dice)}")
-            rows = self.db.fetchall(
+            rows = self.db.read(
                 "SELECT dice, must_keep_two, expected_score FROM threes_many_dice "
                 "WHERE variant = ? AND dice = ? ORDER BY must_keep_two",
                 (v.name, int(dice)),
             )
             return [ExpectedRow(int(d), bool(f), float(e)) for d, f, e in rows]
-        rows = self.db.fetchall(
+        rows = self.db.read(
             "SELECT dice_left, must_keep_two, expected_score FROM threes_expected_scores "
             "WHERE variant = ? AND dice_left > 0 ORDER BY dice_left, must_keep_two",
             (v.name,),
@@ -474,11 +479,20 @@ class Queries:
             return self._many_chances(v, dice, ties, must_keep_two)
         must_keep_two = self._flag(v, must_keep_two, dice)
         ties = self._ties(v, ties)
-        rows = self.db.fetchall(
-            "SELECT to_beat, p_win FROM threes_win WHERE variant = ? AND ties = ? AND players_after = 0 "
-            "AND dice_left = ? AND must_keep_two = ? AND score = 0 AND to_beat < ? ORDER BY to_beat",
-            (v.name, ties, dice, must_keep_two, v.no_target),
-        )
+        if self.db.store == "sqlite":  # one primary-key seek per target (a range would scan every state)
+            targets = range(v.no_target)
+            rows = self.db.read(
+                "SELECT to_beat, p_win FROM threes_win WHERE variant = ? AND ties = ? AND players_after = 0 "
+                f"AND to_beat IN ({', '.join('?' * len(targets))}) AND dice_left = ? AND must_keep_two = ? "
+                "AND score = 0 ORDER BY to_beat",
+                (v.name, ties, *targets, dice, must_keep_two),
+            )
+        else:  # DuckDB: one key range (an IN list would hash-join a whole row group)
+            rows = self.db.read(
+                "SELECT to_beat, p_win FROM threes_win WHERE variant = ? AND ties = ? AND players_after = 0 "
+                "AND dice_left = ? AND must_keep_two = ? AND score = 0 AND to_beat < ? ORDER BY to_beat",
+                (v.name, ties, dice, must_keep_two, v.no_target),
+            )
         return [ChanceRow(int(b), float(p)) for b, p in rows]
 
     def seats(self, players: int, variant: str = "classic", ties: str = "shared") -> list[SeatRow]:
@@ -499,7 +513,7 @@ class Queries:
                 f"rebuild with: {self.rebuild_command(max_players=players)}"
             )
         ties = self._ties(v, ties)
-        rows = self.db.fetchall(
+        rows = self.db.read(
             "SELECT seat, p_win FROM threes_seats WHERE variant = ? AND ties = ? AND players = ? ORDER BY seat",
             (v.name, ties, players),
         )
@@ -524,7 +538,7 @@ class Queries:
         if not isinstance(ties, str) or ties not in TIE_RULES:
             raise BadInput(f"unknown tie rule {_show(ties)}; allowed: {', '.join(TIE_RULES)}")
         must_keep_two = self._flag(v, must_keep_two, dice)
-        rows = self.db.fetchall(
+        rows = self.db.read(
             "SELECT target, p_win FROM threes_many_dice_chances WHERE variant = ? AND dice = ? "
             "AND must_keep_two = ? ORDER BY target",
             (v.name, dice, must_keep_two),
@@ -548,7 +562,7 @@ class Queries:
         stored = {(0, False): 0.0}
         stored.update(
             ((int(n), bool(f)), float(e))
-            for n, f, e in self.db.fetchall(
+            for n, f, e in self.db.read(
                 "SELECT dice, must_keep_two, expected_score FROM threes_many_dice WHERE variant = ? AND dice <= ?",
                 (v.name, d),
             )

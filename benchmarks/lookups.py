@@ -1,0 +1,160 @@
+"""Lookup latency on existing database files: in-process p50/p99 and CLI end to end p50/p99, per store.
+
+    python benchmarks/lookups.py --db db/dicebase.duckdb --db db/dicebase.sqlite
+
+Every game built into a file is measured with its BENCH_LOOKUPS (in-process) and BENCH_CLI
+(the `dicebase` command, process start to exit).  In-process figures come twice: "repeat" is
+the same lookup again on one open connection (what a server or a script sees: the
+connection remembers its reads), "uncached" drops what the connection remembers before each
+call (the first lookup of a state).  A lookup the file cannot answer (a smaller build, e.g.
+the 10,000 two-player game to 2,000 where the probe asks about 9,000) is listed as n/a.
+
+Before and after (issue 12 §4), on the same machine in the same session: build a database
+with the older checkout, measure it with that checkout's code, then this one's:
+
+    git worktree add /tmp/before 74419e1
+    (cd /tmp/before && python -m dicebase build --db /tmp/before/db/dicebase.duckdb)
+    python benchmarks/lookups.py --code /tmp/before --db /tmp/before/db/dicebase.duckdb --json-out /tmp/before.json
+    python benchmarks/lookups.py --db db/dicebase.duckdb --before /tmp/before.json --out /tmp/lookups.md
+
+(add the SQLite files the same way, `--db ...sqlite`).  An older checkout without the memo measures
+the same thing as "repeat" and "uncached".  Nothing here is a test.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import sys
+import time
+from datetime import date
+from pathlib import Path
+
+from run import CODE, machine, percentiles, time_cli  # run.py reads --code from sys.argv as well
+
+GAMES = ("threes", "rolled_ones", "ten_thousand")
+
+
+def time_in_process(fn, db, repeat: int, uncached: bool) -> tuple[float, float]:
+    """p50, p99 seconds of ``fn(db)``; ``uncached``: drop the connection's remembered reads first."""
+    forget = getattr(db, "forget_reads", None) if uncached else None
+    fn(db)  # warm: imports, metadata of the game, DuckDB's catalogue
+    samples = []
+    for _ in range(repeat):
+        if forget is not None:
+            forget()
+        started = time.perf_counter()
+        fn(db)
+        samples.append(time.perf_counter() - started)
+    return percentiles(samples)
+
+
+def answers(fn, db) -> bool:
+    """Whether this database can answer the probe (its build holds the state)."""
+    from dicebase.query.base import DicebaseError
+
+    try:
+        fn(db)
+    except DicebaseError:
+        return False
+    return True
+
+
+def main() -> None:
+    import dicebase
+
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--db", action="append", required=True, help="a database file (repeat for each store)")
+    parser.add_argument("--games", nargs="*", default=list(GAMES))
+    parser.add_argument("--repeat", type=int, default=2000, help="in-process lookups per measurement")
+    parser.add_argument("--cli-repeat", type=int, default=15, help="CLI runs per command")
+    parser.add_argument("--code", default=None, metavar="PATH", help="measure the dicebase of another checkout")
+    parser.add_argument("--json-out", default=None, metavar="PATH", help="write every figure as JSON")
+    parser.add_argument("--before", default=None, metavar="PATH", help="JSON from an older checkout: a before column")
+    parser.add_argument("--out", default=None, metavar="PATH", help="write the markdown table here (default: stdout)")
+    args = parser.parse_args()
+    before = json.loads(Path(args.before).read_text()) if args.before else {}
+    figures: dict[str, float] = {}
+
+    def cell(key: str) -> str:
+        if not args.before:
+            return ""
+        return f" {before[key]:.3f} |" if key in before else " - |"
+
+    head = "| game | lookup | store | p50 ms | p99 ms |" + (" before p50 ms |" if before else "")
+    rule = "|---|---|---|---:|---:|" + ("---:|" if before else "")
+    lines = [
+        f"Measured {date.today().isoformat()} on {machine()}, dicebase {dicebase.__version__} from {CODE}, "
+        f"by `python benchmarks/lookups.py {' '.join(sys.argv[1:])}`.",
+        "",
+        f"In-process: {args.repeat} calls after one warm-up call on an open read-only connection; "
+        "\"repeat\" asks the same again, \"uncached\" first drops what the connection remembers. "
+        f"CLI: {args.cli_repeat} runs of `dicebase ... --db FILE`, process start to exit, with the checkout's "
+        "bytecode compiled (as after pip install or a first run).",
+        "",
+        head,
+        rule,
+    ]
+
+    def emit(line: str) -> None:
+        lines.append(line)
+        print(line, file=sys.stderr, flush=True)
+
+    for db_path in args.db:
+        store, _, rest = db_path.partition(":///")
+        if not rest:  # a plain path: the store by its suffix, as dicebase reads it
+            store, rest = ("sqlite" if Path(db_path).suffix in (".sqlite", ".sqlite3", ".db") else "duckdb"), db_path
+        path = Path(rest).resolve()
+        with dicebase.open(f"{store}:///{path}") as db:
+            built = set(db.games())
+            for game in args.games:
+                if game not in built:
+                    continue
+                module = importlib.import_module(f"dicebase.query.{game}")
+                for label, fn in getattr(module, "BENCH_LOOKUPS", []):
+                    if not answers(fn, db):
+                        emit(f"| {game} | `{label}` | {store} in-process | n/a | n/a |" + (" |" if before else ""))
+                        continue
+                    for mode, uncached in (("repeat", False), ("uncached", True)):
+                        p50, p99 = time_in_process(fn, db, args.repeat, uncached)
+                        key = f"lookup {game} {label} {store}" + ("" if mode == "repeat" else " uncached")
+                        figures[key] = p50 * 1e3
+                        emit(f"| {game} | `{label}` | {store} in-process, {mode} | {p50 * 1e3:.3f} | {p99 * 1e3:.3f} |"
+                             + cell(key))
+        for game in args.games:
+            if game not in built:
+                continue
+            module = importlib.import_module(f"dicebase.query.{game}")
+            for cli_args in getattr(module, "BENCH_CLI", []):
+                try:
+                    p50, p99 = time_cli(cli_args, path, args.cli_repeat)
+                except Exception:  # the file cannot answer it (a smaller build)
+                    emit(f"| {game} | `dicebase {' '.join(cli_args)}` | {store} CLI end to end | n/a | n/a |"
+                         + (" |" if before else ""))
+                    continue
+                key = f"cli {game} {' '.join(cli_args)} {store}"
+                figures[key] = p50 * 1e3
+                emit(f"| {game} | `dicebase {' '.join(cli_args)}` | {store} CLI end to end | {p50 * 1e3:.1f} | "
+                     f"{p99 * 1e3:.1f} |" + cell(key))
+    slowest = {}
+    for key, value in figures.items():
+        kind = "cli" if key.startswith("cli") else "lookup uncached" if key.endswith("uncached") else "lookup"
+        store = "sqlite" if " sqlite" in key else "duckdb"
+        slowest[(kind, store)] = max(slowest.get((kind, store), 0.0), value)
+    lines += ["", "| slowest | store | p50 ms | target ms |", "|---|---|---:|---:|"]
+    targets = {("lookup", "duckdb"): 1.0, ("lookup", "sqlite"): 0.1, ("cli", "duckdb"): 250.0, ("cli", "sqlite"): 120.0}
+    for (kind, store), value in sorted(slowest.items()):
+        target = targets.get((kind, store))
+        lines.append(f"| {kind} | {store} | {value:.3f} | {'' if target is None else f'< {target:g}'} |")
+    text = "\n".join(lines) + "\n"
+    if args.out:
+        Path(args.out).write_text(text)
+    else:
+        print(text)
+    if args.json_out:
+        Path(args.json_out).write_text(json.dumps(figures, indent=1, sort_keys=True) + "\n")
+
+
+if __name__ == "__main__":
+    main()
