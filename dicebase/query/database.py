@@ -484,7 +484,7 @@ class Database:
         if self.store == "sqlite":
             row = self.fetchone("SELECT count(*) FROM sqlite_master WHERE name = ?", (name,))
         else:
-            # duckdb_tables(), not information_schema.tables: 1 ms instead of 10-30 ms on opening
+            # duckdb_tables(): a few times cheaper than the information_schema.tables view
             row = self.fetchone(
                 "SELECT count(*) FROM duckdb_tables() WHERE schema_name = 'main' AND table_name = ?", (name,)
             )
