@@ -59,6 +59,8 @@ def encode(values: Sequence, kind: str) -> bytes:
             return values.astype("<f8").tobytes()
     values = values.tolist() if isinstance(values, np.ndarray) else list(values)
     if kind == "text":
+        if set(map(type, values)) <= {str}:  # the same bytes, joined in C
+            return ("\x00".join(values) + "\x00").encode() if values else b""
         return b"".join(NULL if v is None else str(v).encode() + b"\x00" for v in values)
     if None not in values:
         return np.asarray(values, dtype="<i8" if kind == "int" else "<f8").tobytes()
@@ -141,3 +143,154 @@ def _duckdb_checksum_by_slices(con, table: str, keys: list[str], columns: list[t
         for name, data_type in columns:
             digests[name].update(encode(arrays[name], encoding(data_type)))
     return combine((name, digests[name].hexdigest()) for name, _ in columns)
+
+
+class AppendedChecksum:
+    """The same checksum, computed from a table's rows as the build appends them, so the
+    build need not read a freshly written table back (sorting 30 million rows takes longer
+    than hashing them).
+
+    Rows that arrive in strictly increasing key order are hashed as they come; a table
+    of at most BUFFER_ROWS rows whose chunks arrive in another order is kept and sorted
+    by its key at the end.  Every value must be stored exactly as given: :meth:`add`
+    gives up on a table without a key, a text column holding a non-string, a float NaN
+    (a store may keep it as NULL), a large table out of key order; :meth:`hexdigest` is
+    then None and the caller reads the stored table instead.  Each column of a chunk is
+    a numpy array or one Python scalar meaning "this value in every row".
+    """
+
+    BUFFER_ROWS = 2_000_000
+
+    def __init__(self, columns: list[tuple[str, str, bool]]):
+        self.columns = [(name, encoding(data_type)) for name, data_type, _ in columns]
+        self.keys = [name for name, _, is_key in columns if is_key]
+        self.digests = {name: hashlib.sha256() for name, _ in self.columns}
+        self.valid = bool(self.keys)
+        self.in_order = True
+        self.buffer: list[tuple[dict, int]] | None = []  # None once the table outgrows BUFFER_ROWS
+        self._buffered = 0
+        self._last_key: tuple | None = None
+
+    def add(self, chunk: dict, rows: int) -> None:
+        """Take ``rows`` rows given as ``chunk`` (column name -> array or scalar)."""
+        if not self.valid or rows == 0:
+            return
+        if not all(_stored_as_given(chunk[name], kind) for name, kind in self.columns):
+            self.valid = False
+            return
+        if self.buffer is not None:
+            self._buffered += rows
+            if self._buffered <= self.BUFFER_ROWS:
+                self.buffer.append((chunk, rows))
+            else:
+                self.buffer = None
+        if self.in_order:
+            keys = [chunk[name] for name in self.keys]
+            first = tuple(_item(k, 0) for k in keys)
+            if (self._last_key is not None and not first > self._last_key) or not _strictly_increasing(keys, rows):
+                self.in_order = False
+            else:
+                self._last_key = tuple(_item(k, rows - 1) for k in keys)
+                for name, kind in self.columns:
+                    _update(self.digests[name], chunk[name], kind, rows)
+        if not self.in_order and self.buffer is None:
+            self.valid = False
+
+    def hexdigest(self) -> str | None:
+        """The table's checksum, or None when the appended rows did not allow computing it."""
+        if not self.valid:
+            return None
+        if self.in_order:
+            return combine((name, self.digests[name].hexdigest()) for name, _ in self.columns)
+        return self._sorted_hexdigest()
+
+    def _sorted_hexdigest(self) -> str | None:
+        import numpy as np
+
+        whole = {
+            name: np.concatenate([_as_array(chunk[name], rows) for chunk, rows in self.buffer])
+            for name, _ in self.columns
+        }
+        sort_keys = []
+        for name in reversed(self.keys):  # np.lexsort sorts by its last key first
+            values = whole[name]
+            if values.dtype == object:  # strings: code point order is UTF-8 byte order, as the stores sort
+                values = np.array(values.tolist(), dtype=str)
+            sort_keys.append(values)
+        order = np.lexsort(sort_keys)
+        whole = {name: values[order] for name, values in whole.items()}
+        if not _strictly_increasing([whole[name] for name in self.keys], len(order)):
+            return None  # repeated keys: the stored order would not be defined
+        return combine((name, hashlib.sha256(encode(whole[name], kind)).hexdigest()) for name, kind in self.columns)
+
+
+def _as_array(values, rows: int):
+    import numpy as np
+
+    if isinstance(values, np.ndarray):
+        return values
+    return np.full(rows, values, dtype=object if isinstance(values, str) else None)
+
+
+def _item(values, index: int):
+    import numpy as np
+
+    return values[index].item() if isinstance(values, np.ndarray) and values.dtype != object else (
+        values[index] if isinstance(values, np.ndarray) else values)
+
+
+def _stored_as_given(values, kind: str) -> bool:
+    """Whether a store keeps these values exactly as the checksum encodes them."""
+    import numpy as np
+
+    if not isinstance(values, np.ndarray):
+        if kind == "text":
+            return isinstance(values, str)
+        if kind == "int":
+            return isinstance(values, (int, np.integer, np.bool_))
+        return isinstance(values, (float, np.floating)) and values == values
+    if values.dtype != object:
+        if kind == "int":
+            return values.dtype.kind in "iub"
+        return kind == "float" and values.dtype.kind == "f" and not np.isnan(values).any()
+    types = set(map(type, values))
+    if kind == "text":
+        return types <= {str}
+    # Python numbers and None (NULL) in a numeric column; a float in an integer column would be rounded
+    if kind == "int":
+        return types <= {int, bool, type(None)}
+    return types <= {int, bool, float, type(None)} and all(v == v for v in values if type(v) is float)
+
+
+def _strictly_increasing(keys: list, rows: int) -> bool:
+    """Whether rows 0..rows-1 of the key columns (arrays or constants) increase strictly."""
+    import numpy as np
+
+    if rows < 2:
+        return True
+    greater = np.zeros(rows - 1, dtype=bool)  # row r+1 already greater than row r on an earlier key column
+    equal = np.ones(rows - 1, dtype=bool)
+    for values in keys:
+        if not isinstance(values, np.ndarray):
+            continue  # a constant column: equal on every row
+        after, before = values[1:], values[:-1]
+        greater |= equal & (after > before)
+        equal &= after == before
+    return bool(greater.all())
+
+
+HASH_BLOCK = 1 << 16
+
+
+def _update(digest, values, kind: str, rows: int) -> None:
+    """Feed one column's values (an array, or a scalar repeated ``rows`` times) to ``digest``."""
+    import numpy as np
+
+    if isinstance(values, np.ndarray):
+        digest.update(encode(values, kind))
+        return
+    one = encode(np.array([values], dtype=object), kind)
+    block = one * min(rows, HASH_BLOCK)
+    for _ in range(rows // HASH_BLOCK):
+        digest.update(block)
+    digest.update(one * (rows % HASH_BLOCK))

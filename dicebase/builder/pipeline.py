@@ -34,7 +34,7 @@ from dicebase.builder.store import (
     canonical_column,
     check_storage_version,
 )
-from dicebase.checksum import stored_table_checksum
+from dicebase.checksum import AppendedChecksum, stored_table_checksum
 from dicebase.location import Location, resolve
 from dicebase import SCHEMA_VERSION
 from dicebase.query.base import (
@@ -73,6 +73,7 @@ class BuildContext:
         self._writer = writer
         self._tables = {t.name: t for t in game_tables(game)}
         self.table_stats: dict[str, TableStats] = {name: TableStats() for name in self._tables}
+        self.checksums = {name: AppendedChecksum(column_spec(t)) for name, t in self._tables.items()}
         self.variants: dict[str, tuple[dict, dict]] = {}
         self.steps: list[tuple[str, float]] = []
         self.notes: dict[str, Any] = {}
@@ -86,8 +87,9 @@ class BuildContext:
     def note(self, key: str, value: Any) -> None:
         self.notes[key] = json.loads(json.dumps(value))
 
-    def write(self, table_name: str, columns: dict[str, np.ndarray]) -> None:
-        """Bulk-append rows given as equal-length numpy columns."""
+    def write(self, table_name: str, columns: dict) -> None:
+        """Bulk-append rows given as equal-length numpy columns (or a scalar: that value in
+        every row).  Rows appended in key order get their checksum as they are written."""
         table = self._tables.get(table_name)
         if table is None:
             raise BuildError(f"{self.game}: no table {table_name!r} in its schema")
@@ -99,7 +101,9 @@ class BuildContext:
         ordered = {name: canonical_column(columns[name]) for name in expected}
         stats = self.table_stats[table_name]
         started = time.perf_counter()
-        stats.rows += self._writer.append(table_name, ordered)
+        rows = self._writer.append(table_name, ordered)
+        self.checksums[table_name].add(ordered, rows)
+        stats.rows += rows
         stats.seconds += time.perf_counter() - started
 
     @contextlib.contextmanager
@@ -423,6 +427,7 @@ def _build_locked(
     convert = loc.store == "duckdb" and existing is not None and _storage_version(loc) != storage_version
     if not todo and not convert:
         return BuildReport(loc, [], names, 0.0)
+    reuse = {} if force else _reusable_variants(loc, existing, todo, game_options, quiet)
 
     temp = loc.path.with_name(f"{loc.path.name}.tmp-{os.getpid()}")
     # every other game in the file is kept, even one this version does not know
@@ -435,19 +440,21 @@ def _build_locked(
     numba.set_num_threads(threads)
     try:
         try:
+            copy = bool(keep or reuse)
             if loc.store == "duckdb":
-                writer = Writer(temp, loc.store, storage_version=storage_version, copy_from=loc.path if keep else None)
+                writer = Writer(temp, loc.store, storage_version=storage_version, copy_from=loc.path if copy else None)
             else:
-                if keep:
+                if copy:
                     shutil.copyfile(loc.path, temp)
                 writer = Writer(temp, loc.store)
-            if keep:
-                _forget_games(writer, todo)
+            if copy:
+                _forget_games(writer, [g for g in todo if g not in reuse])
             else:
                 for t in game_tables(CORE):
                     writer.create_table(t)
             for game in todo:
-                _build_game(writer, game, game_options[game], quiet)
+                kept = _forget_variants(writer, game, reuse[game]) if game in reuse else None
+                _build_game(writer, game, game_options[game], quiet, kept)
             _write_catalogue(writer, [g for g in registry.GAMES if g in set(keep) | set(todo)])
             _write_build_info(writer, loc, time.perf_counter() - started, storage_version, threads)
             writer.close()
@@ -520,15 +527,104 @@ def _forget_games(writer: Writer, games: list[str]) -> None:
             writer.execute(f"DELETE FROM {meta} WHERE game = ?", (game,))
 
 
-def _build_game(writer: Writer, game: str, options: dict[str, Any], quiet: bool) -> None:
-    module = registry.load(game)
+@dataclass
+class KeptVariants:
+    """Variants of a game copied from the existing file into the new one (not solved again)."""
+
+    names: list[str]
+    notes: dict[str, Any]  # the game's build notes, less those of the variants not kept
+    steps: list[tuple[str, float]]  # the steps that built them
+
+
+def _reusable_variants(
+    loc: Location, existing: dict | None, todo: list[str], game_options: dict, quiet: bool
+) -> dict[str, list[str]]:
+    """Per game to build, the variants whose rows the existing file already holds as this build
+    would write them: same package version (so the same schema and solver code), same
+    fingerprint (normalised rules and solver settings, the game's ``variant_fingerprints``),
+    and the game's tables intact (their checksums verified), as for an up-to-date game."""
+    reuse = {}
+    for game in todo:
+        module = registry.load(game)
+        entry = (existing or {}).get(game)
+        if (entry is None or entry["package_version"] != dicebase.__version__
+                or not hasattr(module, "variant_fingerprints")):
+            continue
+        try:
+            before = module.variant_fingerprints(dict(entry["options"]))
+        except (TypeError, ValueError, KeyError):  # options this version no longer reads: rebuild
+            continue
+        after = module.variant_fingerprints(dict(game_options[game]))
+        same = [name for name, fingerprint in after.items() if before.get(name) == fingerprint]
+        if same and _intact(loc, game, quiet):
+            reuse[game] = same
+    return reuse
+
+
+def _intact(loc: Location, game: str, quiet: bool) -> bool:
+    from dicebase.query import open as open_db
+    from dicebase.query.verify import verify
+
+    if not quiet:
+        print(f"checking the stored tables of {game} against their checksums (to keep its unchanged variants) ...",
+              file=sys.stderr, flush=True)
+    try:
+        with open_db(loc, timeout=None) as db:
+            return all(check.ok for check in verify(db, [game]))
+    except DicebaseError:
+        return False
+
+
+def _forget_variants(writer: Writer, game: str, kept: list[str]) -> KeptVariants:
+    """Remove from a copied database every row of ``game`` but those of the ``kept`` variants
+    (the first key column of each of its tables names the variant); its views and metadata
+    are written again by the build."""
+    relations = writer.relations()
+    for view in game_views(game):
+        if view.name in relations:
+            writer.drop(view.name, "view")
+    marks = ", ".join("?" for _ in kept)
     for t in game_tables(game):
-        writer.create_table(t)
+        variant_column = list(t.primary_key.columns)[0].name
+        if t.name not in relations:
+            writer.create_table(t)
+        else:
+            writer.execute(f"DELETE FROM {t.name} WHERE {variant_column} NOT IN ({marks})", kept)
+    rows = writer.execute("SELECT notes_json FROM build_games WHERE game = ?", (game,))
+    notes = json.loads(rows[0][0]) if rows and rows[0][0] else {}
+    old = [v for (v,) in writer.execute("SELECT variant FROM build_variants WHERE game = ?", (game,))]
+    dropped = set(old) - set(kept)
+    steps = [(label, sec) for label, sec in writer.execute(
+        "SELECT step, seconds FROM build_steps WHERE game = ? ORDER BY seq", (game,))
+        if not any(label.startswith(f"{v}:") or label.startswith(f"{v} ") for v in dropped)]
+    writer.execute(f"DELETE FROM build_variants WHERE game = ? AND variant NOT IN ({marks})", (game, *kept))
+    for meta in ("build_games", "build_steps", "build_tables"):
+        writer.execute(f"DELETE FROM {meta} WHERE game = ?", (game,))
+    return KeptVariants(list(kept), {k: v for k, v in notes.items() if k not in dropped}, steps)
+
+
+def _build_game(writer: Writer, game: str, options: dict[str, Any], quiet: bool,
+                kept: KeptVariants | None = None) -> None:
+    """Solve ``game`` and write its tables, views and metadata; with ``kept``, its tables already
+    hold the rows of the kept variants and only the other variants are solved."""
+    module = registry.load(game)
+    if kept is None:
+        for t in game_tables(game):
+            writer.create_table(t)
     ctx = BuildContext(game, writer, quiet)
     if not quiet:
         print(f"building {game} ...", file=sys.stderr, flush=True)
     started = time.perf_counter()
-    module.build(ctx, dict(options))
+    if kept is None:
+        module.build(ctx, dict(options))
+    else:
+        ctx.steps.extend(kept.steps)
+        ctx.notes.update(kept.notes)
+        wanted = [v for v in module.variant_fingerprints(dict(options)) if v not in kept.names]
+        if not quiet:
+            print(f"  {game}: keeping {', '.join(kept.names)} from the existing file (unchanged)", file=sys.stderr)
+        if wanted:
+            module.build(ctx, module.options_for_variants(dict(options), wanted))
     for view in game_views(game):
         writer.create_view(view)
     seconds = time.perf_counter() - started
@@ -548,11 +644,18 @@ def _build_game(writer: Writer, game: str, options: dict[str, Any], quiet: bool)
         ["game", "seq", "step", "seconds"],
         [(game, seq, label, sec) for seq, (label, sec) in enumerate(ctx.steps, start=1)],
     )
-    checksums = {t.name: stored_table_checksum(writer.con, writer.store, t.name, column_spec(t)) for t in game_tables(game)}
+    # a table that kept rows from the old file is read back: the appended rows are not all of it
+    checksums = {
+        t.name: (ctx.checksums[t.name].hexdigest() if kept is None else None)
+        or stored_table_checksum(writer.con, writer.store, t.name, column_spec(t))
+        for t in game_tables(game)
+    }
+    rows = {name: s.rows if kept is None else writer.execute(f"SELECT count(*) FROM {name}")[0][0]
+            for name, s in ctx.table_stats.items()}
     writer.insert_rows(
         "build_tables",
         ["table_name", "game", "row_count", "checksum", "write_seconds"],
-        [(name, game, s.rows, checksums[name], s.seconds) for name, s in ctx.table_stats.items()],
+        [(name, game, rows[name], checksums[name], s.seconds) for name, s in ctx.table_stats.items()],
     )
     if not quiet:
         print(f"built {game} in {seconds:.2f} s", file=sys.stderr, flush=True)

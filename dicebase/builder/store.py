@@ -7,6 +7,7 @@ one transaction.  Neither path goes through an ORM or inserts row by row.
 
 from __future__ import annotations
 
+import itertools
 import sqlite3
 from pathlib import Path
 
@@ -51,8 +52,11 @@ def check_storage_version(version: str) -> None:
         con.close()
 
 
-def canonical_column(values: np.ndarray) -> np.ndarray:
-    """The array as stored: int64, float64, bool or object (Python str)."""
+def canonical_column(values):
+    """The array as stored: int64, float64, bool or object (Python str); a scalar (one value
+    for every row, e.g. a variant's name) stays a Python scalar."""
+    if isinstance(values, (str, bool, int, float, np.generic)):
+        return values.item() if isinstance(values, np.generic) else values
     values = np.asarray(values)
     kind = values.dtype.kind
     if kind == "b":
@@ -126,14 +130,16 @@ class Writer:
         (SQLite has no comments; its schema_tables/schema_columns say the same.)"""
         if self.store != "duckdb":
             return
+        statements = []
         for t in tables:
-            self.con.execute(f"COMMENT ON TABLE {t.name} IS {sql_literal(t.comment)}")
+            statements.append(f"COMMENT ON TABLE {t.name} IS {sql_literal(t.comment)}")
             for col in t.columns:
-                self.con.execute(f"COMMENT ON COLUMN {t.name}.{col.name} IS {sql_literal(col.comment)}")
+                statements.append(f"COMMENT ON COLUMN {t.name}.{col.name} IS {sql_literal(col.comment)}")
         for v in views:
-            self.con.execute(f"COMMENT ON VIEW {v.name} IS {sql_literal(v.comment)}")
+            statements.append(f"COMMENT ON VIEW {v.name} IS {sql_literal(v.comment)}")
             for name, _type, comment in v.columns():
-                self.con.execute(f"COMMENT ON COLUMN {v.name}.{name} IS {sql_literal(comment)}")
+                statements.append(f"COMMENT ON COLUMN {v.name}.{name} IS {sql_literal(comment)}")
+        self.con.execute(";\n".join(statements))
 
     def drop(self, name: str, kind: str) -> None:
         self.con.execute(f"DROP {kind.upper()} IF EXISTS {name}")
@@ -150,29 +156,41 @@ class Writer:
         return {name: kind for name, kind in rows}
 
     # -- data -----------------------------------------------------------
-    def append(self, table_name: str, columns: dict[str, np.ndarray]) -> int:
-        """Bulk-append equal-length numpy columns; returns the row count."""
+    def append(self, table_name: str, columns: dict) -> int:
+        """Bulk-append equal-length numpy columns; returns the row count.
+
+        A column given as a scalar holds that value in every row: it is passed as one
+        query parameter, not as millions of Python objects.
+        """
         names = list(columns)
-        lengths = {len(columns[n]) for n in names}
+        arrays = [n for n in names if isinstance(columns[n], np.ndarray)]
+        lengths = {len(columns[n]) for n in arrays}
         if len(lengths) != 1:
-            raise ValueError(f"{table_name}: columns of unequal length {sorted(lengths)}")
+            raise ValueError(f"{table_name}: columns of unequal length {sorted(lengths)}, or no array column")
         (n_rows,) = lengths
         if n_rows == 0:
             return 0
         col_list = ", ".join(names)
         if self.store == "duckdb":
-            source = {name: columns[name] for name in names}
+            source = {name: columns[name] for name in arrays}
+            selected = ", ".join(name if name in source else "?" for name in names)
+            constants = [columns[name] for name in names if name not in source]
             self.con.register("_dicebase_source", source)
             try:
-                self.con.execute(f"INSERT INTO {table_name} ({col_list}) SELECT {col_list} FROM _dicebase_source")
+                self.con.execute(
+                    f"INSERT INTO {table_name} ({col_list}) SELECT {selected} FROM _dicebase_source", constants
+                )
             finally:
                 self.con.unregister("_dicebase_source")
         else:
             marks = ", ".join("?" for _ in names)
             sql = f"INSERT INTO {table_name} ({col_list}) VALUES ({marks})"
             for start in range(0, n_rows, SQLITE_BATCH):
-                stop = start + SQLITE_BATCH
-                batch = zip(*(columns[name][start:stop].tolist() for name in names))
+                stop = min(start + SQLITE_BATCH, n_rows)
+                batch = zip(*(
+                    columns[name][start:stop].tolist() if name in arrays else itertools.repeat(columns[name], stop - start)
+                    for name in names
+                ))
                 self.con.executemany(sql, batch)
         return n_rows
 
@@ -180,8 +198,12 @@ class Writer:
         """Insert a few Python rows (build metadata); not for bulk data."""
         if not rows:
             return
-        marks = ", ".join("?" for _ in names)
-        self.con.executemany(f"INSERT INTO {table_name} ({', '.join(names)}) VALUES ({marks})", rows)
+        marks = "(" + ", ".join("?" for _ in names) + ")"
+        sql = f"INSERT INTO {table_name} ({', '.join(names)}) VALUES "
+        if self.store == "duckdb":  # one statement: DuckDB's executemany runs one statement per row
+            self.con.execute(sql + ", ".join(marks for _ in rows), [value for row in rows for value in row])
+        else:
+            self.con.executemany(sql + marks, rows)
 
     def close(self) -> None:
         if self.store == "sqlite":

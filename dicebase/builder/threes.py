@@ -365,8 +365,8 @@ def write_variant(ctx, rules: Rules) -> None:
         ctx.write(
             "threes_rolls",
             {
-                "variant": _const(rules.variant, n),
-                "dice": _const(d, n),
+                "variant": rules.variant,
+                "dice": d,
                 "roll_id": np.arange(n),
                 "roll": np.array([" ".join(map(str, row)) for row in r.keep_order.tolist()], dtype=object),
                 "ways": r.ways,
@@ -381,7 +381,7 @@ def write_expected(ctx, sol: ExpectedSolution) -> None:
     ctx.write(
         "threes_expected_scores",
         {
-            "variant": _const(rules.variant, len(keys)),
+            "variant": rules.variant,
             "dice_left": np.array([d for d, _ in keys]),
             "must_keep_two": np.array([f for _, f in keys], dtype=bool),
             "expected_score": np.array([sol.expected[k] for k in keys]),
@@ -392,8 +392,8 @@ def write_expected(ctx, sol: ExpectedSolution) -> None:
         ctx.write(
             "threes_expected_policy",
             {
-                "variant": _const(rules.variant, n),
-                "dice_left": _const(d, n),
+                "variant": rules.variant,
+                "dice_left": d,
                 "must_keep_two": np.full(n, f, dtype=bool),
                 "roll_id": np.arange(n),
                 "keep": keep,
@@ -403,7 +403,7 @@ def write_expected(ctx, sol: ExpectedSolution) -> None:
     x = np.arange(rules.max_score + 1)
     ctx.write(
         "threes_expected_dist",
-        {"variant": _const(rules.variant, len(x)), "final_score": x, "probability": sol.final_dist},
+        {"variant": rules.variant, "final_score": x, "probability": sol.final_dist},
     )
 
 
@@ -452,7 +452,7 @@ def write_win(ctx, sol: WinSolution) -> None:
         arrays = {k: np.concatenate(v) for k, v in data.items()}
         arrays["must_keep_two"] = arrays["must_keep_two"].astype(bool)
         n = len(arrays["to_beat"])
-        arrays.update({k: _const(v, n) for k, v in base.items()})
+        arrays.update({k: v for k, v in base.items()})
         ctx.write(table, arrays)
     m_idx, b_idx, x_idx = np.meshgrid(
         np.arange(len(sol.levels)), np.arange(nb), np.arange(rules.max_score + 1), indexing="ij"
@@ -462,7 +462,7 @@ def write_win(ctx, sol: WinSolution) -> None:
     ctx.write(
         "threes_win_dist",
         {
-            **{k: _const(v, n) for k, v in base.items()},
+            **{k: v for k, v in base.items()},
             "players_after": m_idx.ravel(),
             "to_beat": b_idx.ravel(),
             "final_score": x_idx.ravel(),
@@ -477,7 +477,7 @@ def write_win(ctx, sol: WinSolution) -> None:
         ctx.write(
             "threes_seats",
             {
-                **{k: _const(v, n) for k, v in base.items()},
+                **{k: v for k, v in base.items()},
                 "players": np.concatenate(players),
                 "seat": np.concatenate(seats),
                 "p_win": np.concatenate(p),

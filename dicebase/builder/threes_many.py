@@ -39,6 +39,7 @@ from itertools import combinations_with_replacement
 from math import floor
 
 import numpy as np
+from numba import njit
 
 from dicebase.rules.threes import MAX_MANY_DICE, TOL, Rules
 
@@ -298,9 +299,9 @@ def write_many(ctx, sol: ManyDice) -> None:
         ctx.write(
             "threes_many_dice",
             {
-                "variant": np.full(len(n), name, dtype=object),
+                "variant": name,
                 "dice": n,
-                "must_keep_two": np.full(len(n), flag, dtype=bool),
+                "must_keep_two": flag,
                 "expected_score": values[n],
             },
         )
@@ -308,7 +309,7 @@ def write_many(ctx, sol: ManyDice) -> None:
     ctx.write(
         "threes_many_dice_keeps",
         {
-            "variant": np.full(len(rows), name, dtype=object),
+            "variant": name,
             "forced": np.array([r.forced for r in rows], dtype=np.int64),
             "others": np.array([len(r.others) for r in rows], dtype=np.int64),
             "roll": np.array([" ".join(map(str, r.others)) for r in rows], dtype=object),
@@ -367,6 +368,27 @@ def sum_chain(worths, budget: int) -> SumChain:
     return SumChain(tuple(states), np.array(src), np.array(dst), cost, length)
 
 
+@njit(cache=True)
+def _keep_values(W, cost, prefixes, m, s, J):  # pragma: no cover - compiled
+    """max over j = s..J of W(m - j, t - cost[p, j]) (0 where that overshoots t), for each prefix
+    p in ``prefixes`` and every target t; -inf when s > J.  Compiled because numpy's version
+    built a (prefixes, J + 1, targets) array per call: 4x slower.  One thread: with two, the
+    whole many-dice step was no faster (benchmarks/build.py)."""
+    targets = W.shape[1]
+    out = np.empty((prefixes.size, targets))
+    for q in range(prefixes.size):
+        p = prefixes[q]
+        for t in range(targets):
+            best = -np.inf
+            for j in range(s, J + 1):
+                left = t - cost[p, j]  # points left after keeping the j lowest others
+                value = W[m - j, np.int64(left)] if left >= 0 else 0.0
+                if value > best:
+                    best = value
+            out[q, t] = best
+    return out
+
+
 @dataclass
 class ManyChances:
     """The last player's chance to finish at or below a target, for 1..max_dice dice."""
@@ -405,15 +427,7 @@ def solve_many_chances(rules: Rules, max_dice: int = DEFAULT_CHANCE_DICE, max_ta
 
     def keep_values(m: int, s: int) -> np.ndarray:
         """max_{j >= s} W(m - j, t - c_j(p)) for every prefix p of m others and every target t."""
-        sel = support[m]
-        J = min(m, chain.cost.shape[1] - 1)
-        cost = chain.cost[sel][:, : J + 1]  # (P, J + 1)
-        left = t[None, None, :] - cost[:, :, None]  # points left after keeping j others
-        ok = left >= 0
-        j = np.arange(J + 1)
-        vals = np.where(ok, W[(m - j)[None, :, None], np.where(ok, left, 0).astype(np.int64)], 0.0)
-        vals[:, :s, :] = -np.inf
-        return vals.max(axis=1)
+        return _keep_values(W, chain.cost, support[m], m, s, min(m, chain.cost.shape[1] - 1))
 
     pi = np.zeros(len(chain.states))
     pi[0] = 1.0
@@ -475,9 +489,9 @@ def write_chances(ctx, sol: ManyChances) -> None:
         ctx.write(
             "threes_many_dice_chances",
             {
-                "variant": np.full(n.size, sol.rules.variant, dtype=object),
+                "variant": sol.rules.variant,
                 "dice": n.ravel(),
-                "must_keep_two": np.full(n.size, flag, dtype=bool),
+                "must_keep_two": flag,
                 "target": target.ravel(),
                 "p_win": values[n.ravel(), target.ravel()],
             },

@@ -381,7 +381,12 @@ def export(fmt, out, force, quiet, storage_version, db_path):
               help="TCP port (0: any free port, printed at start).")
 @click.option("--timeout", default=10.0, show_default=True, type=click.FloatRange(min=0, min_open=True),
               metavar="SECONDS", help="Stop a lookup that runs longer (the answer is a 503 error).")
-def serve(db_path, host, port, timeout):
+@click.option("--workers", type=click.IntRange(1, 64), default=None, metavar="N",
+              help="Server processes, each with its own read-only connection. Default: one per core, at most 4.")
+@click.option("--cache-mb", type=click.FloatRange(min=0), default=32.0, show_default=True, metavar="MB",
+              help="Memory for remembered API answers, per server process (a build's answers never change); "
+                   "0 turns the cache off.")
+def serve(db_path, host, port, timeout, workers, cache_mb):
     """Serve the web advisor and the HTTP JSON API from the database (read-only).
 
     Every lookup `dicebase GAME COMMAND ... --json` is also
@@ -394,15 +399,17 @@ def serve(db_path, host, port, timeout):
     \b
         dicebase serve
         dicebase serve --db sqlite:///db/dicebase.sqlite --port 8080
+        dicebase serve --workers 1 --cache-mb 0
         curl 'http://127.0.0.1:8000/api/v1/threes/best?dice=4,3,1,1,2&to_beat=7&players_after=4'
     """
     try:
-        from dicebase.web.server import run
+        from dicebase.web.server import default_workers, run
     except ImportError as exc:
         missing = (exc.name or "a module").split(".")[0]
         raise click.ClickException(f"dicebase serve needs the web extras ({missing} is missing): "
                                    "pip install 'dicebase[serve]'") from None
-    run(open_db(db_path, timeout=timeout), host, port)
+    run(open_db(db_path, timeout=timeout), host, port, workers=workers or default_workers(),
+        cache_bytes=int(cache_mb * 1024 * 1024))
 
 
 def error_line(exc: BaseException) -> tuple[str, int] | None:

@@ -94,7 +94,7 @@ class Endpoint:
         """The command line for query parameters ``items``; BadInput for unknown or repeated ones."""
         seen: set[str] = set()
         options: list[str] = []
-        positional: list[str] = []
+        positional: dict[str, list[str]] = {}  # by argument, put in the command's order below
         for key, value in items:
             parameter = self.parameters.get(key)
             if parameter is None:
@@ -109,12 +109,14 @@ class Endpoint:
                 if FLAG_VALUES[value.lower()]:
                     options.append(parameter.flag)
             elif parameter.is_list:
-                positional.extend(v.strip() for v in value.split(","))
+                positional[key] = [v.strip() for v in value.split(",")]
             elif isinstance(parameter.param, click.Argument):
-                positional.append(value)
+                positional[key] = [value]
             else:
                 options.extend([parameter.flag, value])
-        return [*options, "--json", "--", *positional]
+        # the order of the query parameters never matters (the response cache relies on it)
+        arguments = [v for name in self.parameters if name in positional for v in positional[name]]
+        return [*options, "--json", "--", *arguments]
 
     def run(self, db, items: list[tuple[str, str]]):
         """The JSON document ``dicebase <cli path> <argv> --json`` prints, computed on the open ``db``.

@@ -4,7 +4,9 @@ One open read-only database is shared by the whole server; each worker thread
 reads through its own twin of it (``Database.for_thread``: a DuckDB cursor or a
 SQLite connection).  Every answer depends only on the database build and this
 dicebase version, so each carries one ETag and ``If-None-Match`` is answered
-with 304 before any lookup runs.
+with 304 before any lookup runs, and the rendered answers are kept in a
+bounded cache keyed by the normalised query (``dicebase.web.cache``): a hit
+is answered on the event loop without a lookup or a thread hop.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import threading
 from pathlib import Path
 
 from starlette.applications import Starlette
+import anyio.to_thread
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.middleware.cors import CORSMiddleware
@@ -36,8 +39,15 @@ from dicebase.query.base import (
     QueryTooLarge,
 )
 from dicebase.web import api, openapi
+from dicebase.web.cache import ResponseCache, cache_key
 
 HERE = Path(__file__).parent
+#: Default bound of the response cache (per server process).
+DEFAULT_CACHE_BYTES = 32 * 1024 * 1024
+#: API lookups that run at once in one server process (the rest wait their turn).  Each holds the
+#: GIL for most of its time, so more threads only queue behind one another and hold more
+#: connections: with 40 (Starlette's default) throughput fell and the tail grew (benchmarks/serve.py).
+LOOKUP_THREADS = 2
 
 
 class LookupFailed(Exception):
@@ -52,8 +62,9 @@ class LookupFailed(Exception):
 class Server:
     """What every request shares: the database, its per-thread twins, the endpoints, the build's ETag."""
 
-    def __init__(self, db):
+    def __init__(self, db, cache_bytes: int = DEFAULT_CACHE_BYTES):
         self.db = db
+        self.cache = ResponseCache(cache_bytes, watch=db.location.path)
         self._local = threading.local()
         self._twins: list = []
         self._lock = threading.Lock()
@@ -89,6 +100,10 @@ class Server:
             message, code = line
             raise LookupFailed(_status(exc, code), " ".join(message.split())) from None
 
+    def api_body(self, path: str, items: list[tuple[str, str]]) -> bytes:
+        """The answer's bytes as the API sends them (a miss of the cache; run in a worker thread)."""
+        return (json_text(self.lookup(path, items)) + "\n").encode()
+
     def not_modified(self, request: Request) -> bool:
         wanted = request.headers.get("if-none-match")
         if not wanted:
@@ -118,22 +133,35 @@ def _error(status: int, message: str) -> JSONResponse:
     return JSONResponse({"error": message}, status_code=status)
 
 
-def create_app(db) -> Starlette:
-    """The application serving the open database ``db`` (closed when the application shuts down)."""
+def create_app(db, cache_bytes: int = DEFAULT_CACHE_BYTES) -> Starlette:
+    """The application serving the open database ``db`` (closed when the application shuts down).
+
+    ``cache_bytes`` bounds the cache of rendered API answers (0 turns it off).
+    """
     from dicebase.web import pages
 
-    server = Server(db)
+    server = Server(db, cache_bytes)
+    lookups = anyio.CapacityLimiter(LOOKUP_THREADS)
     cache_headers = {"ETag": server.etag, "Cache-Control": "no-cache"}
+    # X-Cache says whether an answer came from the response cache (the benchmark counts it)
+    hit_headers = {**cache_headers, "X-Cache": "HIT"}
+    miss_headers = {**cache_headers, "X-Cache": "MISS"} if server.cache.enabled else cache_headers
 
-    def api_lookup(request: Request) -> Response:
+    async def api_lookup(request: Request) -> Response:
         if server.not_modified(request):
             return Response(status_code=304, headers=cache_headers)
         path = request.url.path.rstrip("/")
+        items = list(request.query_params.multi_items())
+        key = cache_key(path, items)
+        body = server.cache.get(key)
+        if body is not None:
+            return Response(body, media_type="application/json", headers=hit_headers)
         try:
-            document = server.lookup(path, list(request.query_params.multi_items()))
+            body = await anyio.to_thread.run_sync(server.api_body, path, items, limiter=lookups)
         except LookupFailed as exc:
             return _error(exc.status, exc.message)
-        return Response(json_text(document) + "\n", media_type="application/json", headers=cache_headers)
+        server.cache.put(key, body)
+        return Response(body, media_type="application/json", headers=miss_headers)
 
     def openapi_json(request: Request) -> Response:
         if server.not_modified(request):

@@ -1,54 +1,206 @@
-"""Running the application under uvicorn: bind first (one-line errors), then serve until Ctrl-C."""
+"""Running the application under uvicorn: bind first (one-line errors), then serve until Ctrl-C.
+
+With ``workers`` > 1 the server is that many processes, each a uvicorn
+server with its own read-only connection to the database (an ``AppFactory``)
+and its own response cache.  Each listens on its own socket bound to the same
+port with SO_REUSEPORT, so the kernel spreads new connections evenly over
+them (on one shared socket, whichever process wakes first takes a burst of
+keep-alive connections and keeps them).  Answers and ETags depend only on the
+database build, so every worker gives the same ones.
+"""
 
 from __future__ import annotations
 
+import multiprocessing
+import multiprocessing.connection
+import os
+import signal
 import socket
+import sys
+from dataclasses import dataclass
 
 import click
 import uvicorn
 
+from dicebase.location import Location
 from dicebase.query.base import BadInput
-from dicebase.web.app import create_app
+from dicebase.web.app import DEFAULT_CACHE_BYTES, create_app
+
+#: Seconds Ctrl-C waits for requests in flight (a figure being drawn) before a worker stops.
+GRACEFUL_SECONDS = 3
 
 
-def bind(host: str, port: int) -> socket.socket:
-    """A listening socket, or BadInput with one line (port in use, unknown address, no permission)."""
+def default_workers() -> int:
+    """One server process per core this process may run on, at most 4 (each holds a connection and a cache)."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        cores = os.cpu_count() or 1
+    return max(1, min(4, cores))
+
+
+@dataclass(frozen=True)
+class AppFactory:
+    """Builds the application in a worker process: opens the database read-only there (picklable)."""
+
+    location: Location
+    timeout: float | None
+    cache_bytes: int
+
+    def __call__(self):
+        from dicebase.query import open as open_database
+
+        return create_app(open_database(self.location, timeout=self.timeout), self.cache_bytes)
+
+
+def _address(host: str, port: int):
     try:
         infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
     except (socket.gaierror, UnicodeError) as exc:
         raise BadInput(f"cannot listen on {host!r}: {exc}") from None
-    family, kind, proto, _, address = infos[0]
+    return infos[0]
+
+
+def _listen(info, address, reuse_port: bool) -> socket.socket:
+    family, kind, proto, _, _ = info
     sock = socket.socket(family, kind, proto)
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        if reuse_port:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
         sock.bind(address)
         sock.listen(2048)
-    except OSError as exc:
+    except OSError:
         sock.close()
-        reason = exc.strerror or str(exc)
-        raise BadInput(f"cannot listen on {host}:{port}: {reason.lower()}") from None
+        raise
     sock.set_inheritable(True)
     return sock
 
 
-def run(db, host: str, port: int) -> None:
-    """Serve ``db`` (an open Database, closed on exit) on host:port until interrupted."""
+def bind(host: str, port: int, count: int = 1) -> list[socket.socket]:
+    """``count`` listening sockets on host:port (one per worker, joined by SO_REUSEPORT where the
+    system has it, else one shared), or BadInput with one line (port in use, unknown address, no
+    permission)."""
+    info = _address(host, port)
+    address = info[4]
+    reuse_port = count > 1 and hasattr(socket, "SO_REUSEPORT")
     try:
-        app = create_app(db)
-        sock = bind(host, port)
+        # A plain socket first: it fails if anything at all holds the port (another server's
+        # SO_REUSEPORT group included, which the sockets below would silently join).
+        first = _listen(info, address, reuse_port=False)
+        if not reuse_port:
+            return [first] * count
+        address = (address[0], first.getsockname()[1], *address[2:])
+        first.close()
+        sockets: list[socket.socket] = []
+        try:
+            for _ in range(count):
+                sockets.append(_listen(info, address, reuse_port=True))
+        except OSError:
+            for sock in sockets:
+                sock.close()
+            raise
+        return sockets
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
+        raise BadInput(f"cannot listen on {host}:{port}: {reason.lower()}") from None
+
+
+def _config(app) -> uvicorn.Config:
+    # Ctrl-C waits at most a few seconds for requests in flight (a figure being drawn), then stops.
+    return uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on", server_header=False,
+                          timeout_graceful_shutdown=GRACEFUL_SECONDS)
+
+
+def _worker(factory: AppFactory, sock: socket.socket) -> None:
+    """One worker process: its application, served on its socket until SIGINT or SIGTERM."""
+    from dicebase.cli import error_line
+
+    try:
+        app = factory()
+        uvicorn.Server(_config(app)).run(sockets=[sock])
+    except KeyboardInterrupt:  # Ctrl-C before uvicorn took over the signals, or re-raised after a clean stop
+        pass
+    except Exception as exc:  # the database went away between the check and this worker's start
+        line = error_line(exc)
+        print(f"dicebase: a server process could not start: {line[0] if line else exc}", file=sys.stderr)
+        sys.exit(1)
+
+
+def _serve_workers(factory: AppFactory, sockets: list[socket.socket]) -> int:
+    """Run one worker process per socket until Ctrl-C (or SIGTERM), or until one of them fails.
+
+    Returns the exit status: 0 after a clean stop, 1 when a worker stopped by itself.
+    """
+    spawn = multiprocessing.get_context("spawn")  # a fresh interpreter: no DuckDB state is inherited
+    workers = [spawn.Process(target=_worker, args=(factory, sock), name=f"dicebase-serve-{k}")
+               for k, sock in enumerate(sockets)]
+    asked_to_stop = False
+
+    def on_sigterm(signum, frame):
+        nonlocal asked_to_stop
+        asked_to_stop = True
+        stop()
+
+    def stop():
+        for worker in workers:
+            if worker.pid is not None and worker.exitcode is None:
+                os.kill(worker.pid, signal.SIGTERM)  # uvicorn's graceful stop, as for Ctrl-C
+
+    previous = signal.signal(signal.SIGTERM, on_sigterm)
+    try:
+        for worker in workers:
+            worker.start()
+        try:
+            multiprocessing.connection.wait([w.sentinel for w in workers])  # until one stops
+        except KeyboardInterrupt:
+            asked_to_stop = True
+        stop()
+        for worker in workers:
+            worker.join(GRACEFUL_SECONDS + 10)
+            if worker.exitcode is None:
+                worker.kill()
+                worker.join()
+    except KeyboardInterrupt:  # a second Ctrl-C: do not wait any longer
+        asked_to_stop = True
+        for worker in workers:
+            if worker.exitcode is None:
+                worker.kill()
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+        for sock in set(sockets):
+            sock.close()
+    return 0 if asked_to_stop else 1
+
+
+def run(db, host: str, port: int, workers: int = 1, cache_bytes: int = DEFAULT_CACHE_BYTES) -> None:
+    """Serve ``db`` (an open Database, closed on exit) on host:port until interrupted.
+
+    With ``workers`` > 1, ``db`` is only checked here (it was opened, so it is usable) and closed;
+    each worker process opens its own.
+    """
+    try:
+        if workers > 1:
+            factory = AppFactory(db.location, db.timeout, cache_bytes)
+            db.close()
+        else:
+            app = create_app(db, cache_bytes)
+        sockets = bind(host, port, workers)
     except BaseException:
         db.close()
         raise
-    bound_host, bound_port = sock.getsockname()[:2]
+    bound_host, bound_port = sockets[0].getsockname()[:2]
     shown = f"[{bound_host}]" if ":" in bound_host else bound_host
     click.echo(f"dicebase: serving {db.location} at http://{shown}:{bound_port}/ (Ctrl-C stops)")
     if host in ("0.0.0.0", "::"):
         click.echo("dicebase: listening on every network interface: anyone on your network can read the database")
-    # Ctrl-C waits at most a few seconds for requests in flight (a figure being drawn), then stops.
-    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on", server_header=False,
-                            timeout_graceful_shutdown=3)
-    try:
-        uvicorn.Server(config).run(sockets=[sock])
-    except KeyboardInterrupt:  # uvicorn has shut down cleanly and re-raises the signal it caught
-        pass
+    if workers > 1:
+        status = _serve_workers(factory, sockets)
+        if status:
+            raise click.ClickException("a server process stopped unexpectedly; the server has stopped")
+    else:
+        try:
+            uvicorn.Server(_config(app)).run(sockets=sockets)
+        except KeyboardInterrupt:  # uvicorn has shut down cleanly and re-raises the signal it caught
+            pass
     click.echo("dicebase: stopped")

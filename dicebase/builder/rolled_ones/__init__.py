@@ -114,7 +114,7 @@ def _write(ctx, name: str, rules: Rules, komi_max: int, sol: Solution, values) -
     d, n = np.nonzero(np.tri(D + 1, dtype=bool))
     ctx.write(
         "rolled_ones_p_new1s",
-        {"variant": np.full(len(d), name, dtype=object), "d": d, "o_new": n, "probability": table[d, n]},
+        {"variant": name, "d": d, "o_new": n, "probability": table[d, n]},
     )
 
     # player 2's final turn: Delta = -1 (standing for every Delta < 0) .. G - 1 + K
@@ -128,7 +128,7 @@ def _write(ctx, name: str, rules: Rules, komi_max: int, sol: Solution, values) -
     ctx.write(
         "rolled_ones_p_exceed",
         {
-            "variant": np.full(len(delta), name, dtype=object),
+            "variant": name,
             "delta": delta,
             "o": o,
             "p_exceed": pex,
@@ -144,7 +144,7 @@ def _write(ctx, name: str, rules: Rules, komi_max: int, sol: Solution, values) -
     p_hold = sol.p_hold[pp, i, j, k]
     p_roll = sol.p_roll[idx]
     columns = {
-        "variant": np.full(rows, name, dtype=object),
+        "variant": name,
         "p": pp + 1,
         "i": i,
         "j": j,
@@ -167,7 +167,7 @@ def _write(ctx, name: str, rules: Rules, komi_max: int, sol: Solution, values) -
     win = [p1, 1.0 - p1] + [w for v in values.values() for w in v.seat_win]
     ctx.write(
         "rolled_ones_seat_win_rates",
-        {"variant": np.full(len(pol), name, dtype=object), "policy": np.array(pol, dtype=object), "seat": np.array(seat), "p_win": np.array(win)},
+        {"variant": name, "policy": np.array(pol, dtype=object), "seat": np.array(seat), "p_win": np.array(win)},
     )
 
     names = ["optimal", *values]
@@ -177,7 +177,7 @@ def _write(ctx, name: str, rules: Rules, komi_max: int, sol: Solution, values) -
     ctx.write(
         "rolled_ones_policies",
         {
-            "variant": np.full(len(names), name, dtype=object),
+            "variant": name,
             "policy": np.array(names, dtype=object),
             "title": np.array([m[0] for m in meta], dtype=object),
             "algorithm": np.array([m[1] for m in meta]),

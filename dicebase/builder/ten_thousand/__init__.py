@@ -9,7 +9,33 @@ from dicebase.rules.ten_thousand import (
     GAME, DEFAULT_OPTIONS, NO_DICE, TEST_OPTIONS, RuleSet, check_options, duel_goal, turn_states, validate_options,
 )
 
-__all__ = ["DEFAULT_OPTIONS", "GAME", "TEST_OPTIONS", "build", "validate_options"]
+__all__ = ["DEFAULT_OPTIONS", "GAME", "TEST_OPTIONS", "build", "options_for_variants", "validate_options",
+           "variant_fingerprints"]
+
+
+def variant_fingerprints(options: dict) -> dict[str, str]:
+    """Per rule set the build options make, what its rows depend on (its rules and its
+    two-player goal, if solved as a duel): a build that adds a rule set copies the rows of
+    every other rule set whose fingerprint (and package version) is unchanged."""
+    import json
+
+    rule_sets, duel_sets, goal_option = check_options(options)
+    return {
+        rs.name: json.dumps({"rules": rs.as_dict(), "two_player_goal": duel_goal(rs, goal_option) if rs in duel_sets else None},
+                            sort_keys=True)
+        for rs in rule_sets
+    }
+
+
+def options_for_variants(options: dict, names: list[str]) -> dict:
+    """The options that build only the rule sets ``names``, each as ``options`` defines it."""
+    rule_sets, duel_sets, _ = check_options(options)
+    return {
+        **options,
+        "rules": [rs.name for rs in rule_sets if rs.name in names],
+        "duel_rules": [rs.name for rs in duel_sets if rs.name in names],
+        "house_rules": {n: v for n, v in options.get("house_rules", {}).items() if n in names},
+    }
 
 
 def build(ctx, options: dict) -> None:
@@ -73,7 +99,7 @@ def build(ctx, options: dict) -> None:
             for tname, cols in tables.items():
                 ctx.write(tname, cols)
             ctx.write("ten_thousand_classes", {
-                "rules": np.full(live.size, name, dtype=object),
+                "rules": name,
                 "dice": dice_of[live],
                 "triple": triple_of[live],
                 "p_farkle": np.array([tr.p_farkle for tr in transitions(rs)])[live],
@@ -84,7 +110,7 @@ def build(ctx, options: dict) -> None:
             ss = live[ss]
             action = np.where(sol.roll[:K1][:, live].ravel(), "roll", "bank").astype(object)
             ctx.write("ten_thousand_solitaire", {
-                "rules": np.full(kk.size, name, dtype=object),
+                "rules": name,
                 "turn_total": kk * rs.unit,
                 "dice": dice_of[ss],
                 "triple": triple_of[ss],
@@ -96,7 +122,7 @@ def build(ctx, options: dict) -> None:
             thr = {(r["n"], r["t"]): r for r in solitaire.thresholds(sol)}
             h_rule = [r for r in h_rule if (r["n"], r["t"]) != NO_DICE]
             ctx.write("ten_thousand_seed004_rule", {
-                "rules": np.full(len(h_rule), name, dtype=object),
+                "rules": name,
                 "dice": np.array([r["n"] for r in h_rule]),
                 "triple": np.array([r["t"] for r in h_rule]),
                 "ev_next_roll": np.array([r["ev"] for r in h_rule], dtype=float),
@@ -139,8 +165,8 @@ def _write_duel(ctx, rs: RuleSet, duel, goal: int, dice_of, triple_of) -> None:
         sel = rows[start : start + CHUNK]
         s = duel.s[sel].astype(np.int64)
         ctx.write("ten_thousand_duel", {
-            "rules": np.full(sel.size, name, dtype=object),
-            "goal": np.full(sel.size, goal, dtype=np.int64),
+            "rules": name,
+            "goal": goal,
             "score": duel.i[sel].astype(np.int64) * u,
             "opponent": duel.j[sel].astype(np.int64) * u,
             "turn_total": duel.k[sel].astype(np.int64) * u,
@@ -153,8 +179,8 @@ def _write_duel(ctx, rs: RuleSet, duel, goal: int, dice_of, triple_of) -> None:
     np.maximum.at(last, (duel.i[rolled], duel.j[rolled]), duel.k[rolled].astype(np.int64))
     ii, jj = np.divmod(np.arange(G * G), G)
     ctx.write("ten_thousand_duel_bounds", {
-        "rules": np.full(G * G, name, dtype=object),
-        "goal": np.full(G * G, goal, dtype=np.int64),
+        "rules": name,
+        "goal": goal,
         "score": ii * u,
         "opponent": jj * u,
         "solved_to": duel.kmax.ravel() * u,
@@ -168,8 +194,8 @@ def _write_duel(ctx, rs: RuleSet, duel, goal: int, dice_of, triple_of) -> None:
         m, ss = np.divmod(np.arange(S, E.shape[0] * S), S)
         ss = live[ss]
         ctx.write("ten_thousand_exceed", {
-            "rules": np.full(m.size, name, dtype=object),
-            "policy": np.full(m.size, policy, dtype=object),
+            "rules": name,
+            "policy": policy,
             "need": m * u,
             "dice": dice_of[ss],
             "triple": triple_of[ss],
@@ -177,7 +203,7 @@ def _write_duel(ctx, rs: RuleSet, duel, goal: int, dice_of, triple_of) -> None:
         })
     W00 = float(duel.W[0, 0])
     ctx.write("ten_thousand_policy_duel", {
-        "rules": np.full(4, name, dtype=object),
+        "rules": name,
         "goal": np.full(4, goal, dtype=np.int64),
         "policy": np.array(["optimal", "optimal", "seed004", "seed004"], dtype=object),
         "seat": np.array([1, 2, 1, 2]),
