@@ -416,3 +416,32 @@ def test_six_dice_without_hot_dice_two_player_is_bounded_and_identical_on_one_an
     rolled = nd & one["roll"] & (one["k"] > 0)
     assert rolled.any() and (one["i"][rolled] == 0).all() and (one["k"][rolled] < 10).all()
     assert not (nd & ~one["roll"] & (one["i"] == 0) & (one["k"] < 10) & (one["k"] > 0)).any()
+
+
+def test_seed004_rule_that_rolls_to_large_totals_stays_inside_the_last_turn_table():
+    """Five dice with a triple kept past hot dice: seed 004's rule rolls on to about 60,000 points
+    (its bank threshold), far past a goal of 800.  Its two-player evaluation reads the last-turn
+    table for every total it can bank, so the table must reach that far (it did not: the values
+    were read past the end of the array)."""
+    from dicebase.builder.ten_thousand import heuristic, twoplayer
+
+    rules = TT.RuleSet(**{**TT.TEN_THOUSAND.as_dict(), "name": "carry5", "dice": 5, "straight": None,
+                          "three_pairs": None, "hot_dice_clears_triple": False})
+    _, kh = heuristic.roll_table(rules)
+    s = twoplayer.solve(rules, 16, keep_tables=False)
+    assert kh > 1000 and s.stats["exceed_rows"] > 16 + kh
+    for name in ("W", "heur_h", "heur_o"):
+        values = getattr(s, name)
+        assert np.isfinite(values).all() and (values >= 0).all() and (values <= 1).all(), name
+
+
+def test_an_opening_minimum_no_turn_can_score_without_hot_dice_is_refused(run_cli, tmp_path):
+    text = _toml("tiny-nohot").replace("opening_minimum = 0", "opening_minimum = 1500")
+    path = tmp_path / "never.toml"
+    path.write_text(text)
+    code, _, err = run_cli(["build", "-q", "--rules", path, "--db", tmp_path / "never.duckdb"])
+    assert code == 2 and len(err.strip().splitlines()) == 1, err
+    assert "opening_minimum (line" in err and "more than one turn can score without hot dice (1000)" in err
+    assert not (tmp_path / "never.duckdb").exists()
+    assert TT.max_turn_points(parse(_toml("tiny-nohot"), "x.toml").rules()) == 1000  # three 1s
+    assert TT.max_turn_points(TT.TEN_THOUSAND) is None
