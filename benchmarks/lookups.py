@@ -31,23 +31,9 @@ import time
 from datetime import date
 from pathlib import Path
 
-from run import CODE, machine, percentiles, time_cli  # run.py reads --code from sys.argv as well
+from run import CODE, machine, time_cli, time_lookup  # run.py reads --code from sys.argv as well
 
 GAMES = ("threes", "rolled_ones", "ten_thousand")
-
-
-def time_in_process(fn, db, repeat: int, uncached: bool) -> tuple[float, float]:
-    """p50, p99 seconds of ``fn(db)``; ``uncached``: drop the connection's remembered reads first."""
-    forget = getattr(db, "forget_reads", None) if uncached else None
-    fn(db)  # warm: imports, metadata of the game, DuckDB's catalogue
-    samples = []
-    for _ in range(repeat):
-        if forget is not None:
-            forget()
-        started = time.perf_counter()
-        fn(db)
-        samples.append(time.perf_counter() - started)
-    return percentiles(samples)
 
 
 def answers(fn, db) -> bool:
@@ -117,7 +103,7 @@ def main() -> None:
                         emit(f"| {game} | `{label}` | {store} in-process | n/a | n/a |" + (" |" if before else ""))
                         continue
                     for mode, uncached in (("repeat", False), ("uncached", True)):
-                        p50, p99 = time_in_process(fn, db, args.repeat, uncached)
+                        p50, p99 = time_lookup(fn, db, args.repeat, uncached)
                         key = f"lookup {game} {label} {store}" + ("" if mode == "repeat" else " uncached")
                         figures[key] = p50 * 1e3
                         emit(f"| {game} | `{label}` | {store} in-process, {mode} | {p50 * 1e3:.3f} | {p99 * 1e3:.3f} |"

@@ -86,10 +86,15 @@ def percentiles(samples: list[float]) -> tuple[float, float]:
     return p50, p99
 
 
-def time_lookup(fn, db, repeat: int) -> tuple[float, float]:
+def time_lookup(fn, db, repeat: int, uncached: bool = False) -> tuple[float, float]:
+    """p50, p99 seconds of ``fn(db)`` after one warm-up call; ``uncached``: first drop what the
+    connection remembers of its reads (``forget_reads``; a checkout without it remembers nothing)."""
+    forget = getattr(db, "forget_reads", None) if uncached else None
     fn(db)  # warm: first call compiles statements and fills caches
     samples = []
     for _ in range(repeat):
+        if forget is not None:
+            forget()
         started = time.perf_counter()
         fn(db)
         samples.append(time.perf_counter() - started)
@@ -192,7 +197,9 @@ def main() -> None:
         "",
         "## Lookup latency",
         "",
-        f"In-process: {args.repeat} calls after one warm-up call, on an open read-only connection. "
+        f"In-process: {args.repeat} calls after one warm-up call, on an open read-only connection "
+        "(\"uncached\": the connection's remembered reads dropped before each call; the before column "
+        "has the older code's one figure, which remembered nothing). "
         f"CLI: {args.cli_repeat} runs of the installed `dicebase` command, process start to exit, "
         "bytecode compiled.",
         "",
@@ -248,11 +255,15 @@ def main() -> None:
                     continue
                 with dicebase.open(f"{store}:///{paths[(game, store)]}") as db:
                     p50, p99 = time_lookup(fn, db, args.repeat)
+                    cold50, cold99 = time_lookup(fn, db, args.repeat, uncached=True)
                 key = f"lookup {game} {label} {store}"
                 figures[key] = p50 * 1e3
+                figures[key + " uncached"] = cold50 * 1e3
                 measured[f"lookup-all {store}"] = max(measured.get(f"lookup-all {store}", 0.0), p50 * 1e3)
                 lookup_lines.append(f"| {game} | `{label}` | {store} in-process | {p50 * 1e3:.3f} | {p99 * 1e3:.3f} |"
                                     + _before(before, key, "{:.3f}"))
+                lookup_lines.append(f"| {game} | `{label}` | {store} in-process, uncached | {cold50 * 1e3:.3f} | "
+                                    f"{cold99 * 1e3:.3f} |" + _before(before, key, "{:.3f}"))
                 if " best" in f" {label}":  # the probe: one state, every action ranked
                     key = f"lookup {game} {store}"
                     measured[key] = max(measured.get(key, 0.0), p50 * 1e3)

@@ -19,6 +19,7 @@ import os
 import random
 import subprocess
 import sys
+from collections import Counter
 from functools import lru_cache
 
 import duckdb
@@ -26,13 +27,13 @@ import numpy as np
 import pytest
 
 from dicebase.rules import ten_thousand as TT
-from dicebase.rules.files import parse
+from dicebase.rules.files import dump, parse
 
 TINY = """
 game = "ten-thousand"
 name = "{name}"
-description = "three dice; a single 1 is 100, a single 5 is 50, three of a kind 100 x face (three 1s 1000)"
-dice = 3
+description = "{dice} dice; a single 1 is 100, a single 5 is 50, three of a kind 100 x face (three 1s 1000)"
+dice = {dice}
 single = [100, 0, 0, 0, 50, 0]
 triple = [1000, 200, 300, 400, 500, 600]
 extra_dice = "add_triple"
@@ -52,20 +53,22 @@ unit = 50
 two_player = {two_player}
 """
 
-#: name -> (triple_stands, hot_dice, hot_dice_clears_triple, opening_minimum, two_player)
+#: name -> (dice, triple_stands, hot_dice, hot_dice_clears_triple, opening_minimum, two_player)
 VARIANTS = {
-    "tiny-nohot": (False, False, True, 0, False),
-    "tiny-nohot-open": (False, False, True, 300, True),  # all dice scored below 300 at 0: the turn is lost
-    "tiny-stands-nohot": (True, False, True, 0, False),
-    "tiny-carry": (True, True, False, 0, False),  # the triple stands on the fresh dice after hot dice
+    "tiny-nohot": (3, False, False, True, 0, False),
+    "tiny-nohot-open": (3, False, False, True, 300, True),  # all dice scored below 300 at 0: the turn is lost
+    "tiny-stands-nohot": (3, True, False, True, 0, False),
+    "tiny-carry": (3, True, True, False, 0, False),  # the triple stands on the fresh dice after hot dice
+    "four-stands-nohot": (4, True, False, True, 0, False),  # a triple of 4 dice stands on the last die, then the end
+    "four-carry": (4, True, True, False, 0, False),  # four of a kind and a triple standing on four fresh dice
 }
 
 
 def _toml(name: str) -> str:
-    stands, hot, clears, opening, two = VARIANTS[name]
+    dice, stands, hot, clears, opening, two = VARIANTS[name]
     low = {True: "true", False: "false"}
-    return TINY.format(name=name, stands=low[stands], hot=low[hot], clears=low[clears], opening=opening,
-                       two_player=low[two])
+    return TINY.format(name=name, dice=dice, stands=low[stands], hot=low[hot], clears=low[clears],
+                       opening=opening, two_player=low[two])
 
 
 def _six_dice_nohot(run_cli) -> str:
@@ -106,8 +109,8 @@ def test_hot_dice_off_and_a_carried_triple_are_accepted_and_round_trip(run_cli):
     for name in VARIANTS:
         house = parse(_toml(name), f"{name}.toml")
         rules = house.rules()
-        assert (rules.hot_dice, rules.hot_dice_clears_triple) == VARIANTS[name][1:3]
-        assert parse(TT_dump(name, house.values), "again.toml").rules() == rules
+        assert (rules.hot_dice, rules.hot_dice_clears_triple) == VARIANTS[name][2:4]
+        assert parse(dump("ten_thousand", name, house.values, name), "again.toml").rules() == rules
     nohot = parse(_toml("tiny-nohot"), "x.toml").rules()
     assert TT.turn_states(nohot)[-1] == TT.NO_DICE and TT.NO_DICE not in TT.roll_states(nohot)
     (keep,) = [k for k in TT.legal_keeps(nohot, (1, 0, 0, 0, 2, 0), 3, 0) if k.dice == 3]
@@ -124,12 +127,6 @@ def test_hot_dice_off_and_a_carried_triple_are_accepted_and_round_trip(run_cli):
     assert (6, 1) in TT.turn_states(six) and len(TT.turn_states(six)) == 6 + 6 * 6
 
 
-def TT_dump(name: str, values: dict) -> str:
-    from dicebase.rules.files import dump
-
-    return dump("ten_thousand", name, values, name)
-
-
 # ------------------------------------------------------------------ brute force: the solitaire turn
 def _triple(face: int) -> int:
     return 1000 if face == 1 else 100 * face
@@ -142,22 +139,29 @@ def _single(face: int) -> int:
 @lru_cache(maxsize=None)
 def _score(kept: tuple[int, ...], standing: int) -> tuple[int, int] | None:
     """Independent scoring under the tiny rules: (points, face of a triple formed or 0), None if a die
-    does not score.  A die of the standing triple's face scores the triple value again."""
-    pts = sum(_triple(f) for f in kept if f == standing)
-    rest = tuple(f for f in kept if f != standing)
-    if len(rest) == 3 and len(set(rest)) == 1:
-        return pts + _triple(rest[0]), rest[0]
-    if all(_single(f) for f in rest):
-        return pts + sum(_single(f) for f in rest), 0
-    return None
+    does not score.  A die of the standing triple's face scores the triple value again; c >= 3 dice of
+    another face score the triple value times (c - 2), or (1s and 5s) as singles, whichever is more."""
+    pts, formed = sum(_triple(f) for f in kept if f == standing), 0
+    for face in set(kept) - {standing}:
+        c = kept.count(face)
+        as_kind = _triple(face) * (c - 2) if c >= 3 else None
+        as_singles = c * _single(face) if _single(face) else None
+        if as_kind is None and as_singles is None:
+            return None
+        if as_kind is not None and (as_singles is None or as_kind > as_singles):
+            pts, formed = pts + as_kind, face
+        else:
+            pts += as_singles
+    return pts, formed
 
 
 END = (0, 0)
 
 
 @lru_cache(maxsize=None)
-def _options(n: int, t: int, stands: bool, hot: bool, clears: bool) -> tuple:
-    """Per ordered roll of n dice: every (points, next (dice, triple) or END) of every kept subset."""
+def _options(n: int, t: int, stands: bool, hot: bool, clears: bool, dice: int = 3) -> tuple:
+    """Per ordered roll of n dice: every (points, next (dice, triple) or END) of every kept subset;
+    rolls with the same options merged as (ordered rolls, options)."""
     out = []
     for roll in itertools.product(range(1, 7), repeat=n):
         opts = set()
@@ -171,18 +175,18 @@ def _options(n: int, t: int, stands: bool, hot: bool, clears: bool) -> tuple:
                 if left:
                     nxt = (left, (formed or t) if stands else 0)
                 elif hot:
-                    nxt = (3, (formed or t) if stands and not clears else 0)
+                    nxt = (dice, (formed or t) if stands and not clears else 0)
                 else:
                     nxt = END
                 opts.add((pts, nxt))
         out.append(tuple(sorted(opts)))
-    return tuple(out)
+    return tuple(sorted(Counter(out).items()))
 
 
-def _brute_force_turn(stands, hot, clears, top):
+def _brute_force_turn(dice, stands, hot, clears, top):
     """V[k, (n, t)]: expected banked points of the optimal turn (k points, n dice, triple t); banking
     forced from ``top`` on; END banks the turn total."""
-    classes = [(n, t) for n in (3, 2, 1) for t in (range(7) if stands else (0,))]
+    classes = [(n, t) for n in range(dice, 0, -1) for t in (range(7) if stands else (0,))]
     V, roll_better = {}, {}
 
     def value(k, c):
@@ -193,38 +197,43 @@ def _brute_force_turn(stands, hot, clears, top):
             if k >= top:
                 V[k, c] = float(k)
                 continue
-            rolls = _options(*c, stands, hot, clears)
-            total = sum(max((value(k + p, nxt) for p, nxt in opts), default=0.0) for opts in rolls)
-            roll_value = total / len(rolls)
+            rolls = _options(*c, stands, hot, clears, dice)
+            total = sum(w * max((value(k + p, nxt) for p, nxt in opts), default=0.0) for opts, w in rolls)
+            roll_value = total / 6 ** c[0]
             V[k, c] = roll_value if k == 0 else max(float(k), roll_value)
             roll_better[k, c] = roll_value > k
     return V, roll_better
 
 
-@pytest.mark.parametrize("name", ["tiny-nohot", "tiny-stands-nohot", "tiny-carry"])
-def test_solitaire_turn_and_thresholds_match_brute_force(hot_db, name):
-    stands, hot, clears, _, _ = VARIANTS[name]
-    V, roll_better = _brute_force_turn(stands, hot, clears, top=6000)
-    higher, _ = _brute_force_turn(stands, hot, clears, top=8000)  # the brute force's own bound is harmless
-    assert all(V[k, c] == pytest.approx(higher[k, c], rel=1e-12)
-               for (k, c) in V if k < 3000)
+@pytest.mark.parametrize("name, top", [("tiny-nohot", 6000), ("tiny-stands-nohot", 6000), ("tiny-carry", 6000),
+                                       ("four-stands-nohot", 6000), ("four-carry", 16000)])
+def test_solitaire_turn_and_thresholds_match_brute_force(hot_db, name, top):
+    """``top``: the brute force banks from there on; raising it by 2000 changes no value below top / 2
+    (four dice with a triple standing on fresh dice bank only from 12,800 on: standing 6s score 600 a die)."""
+    dice, stands, hot, clears, _, _ = VARIANTS[name]
+    V, roll_better = _brute_force_turn(dice, stands, hot, clears, top=top)
+    higher, _ = _brute_force_turn(dice, stands, hot, clears, top=top + 2000)  # the brute force's bound is harmless
+    assert all(V[k, c] == pytest.approx(higher[k, c], rel=1e-12) for (k, c) in V if k < top // 2)
     (optimal,) = _rows(hot_db, "SELECT expected_points FROM ten_thousand_policy_turn WHERE rules = ? "
                        "AND policy = 'optimal'", [name])[0]
-    assert optimal == pytest.approx(V[0, (3, 0)], rel=1e-12)
+    assert optimal == pytest.approx(V[0, (dice, 0)], rel=1e-12)
     rows = _rows(hot_db, "SELECT turn_total, dice, triple, action, value FROM ten_thousand_solitaire "
                  "WHERE rules = ?", [name])
     classes = {(n, t) for _, n, t, _, _ in rows}  # no row for "no dice": the turn has ended there
-    assert classes == {(n, t) for n in (3, 2, 1) for t in (range(7) if stands else (0,))}
+    rules = parse(_toml(name), "x.toml").rules()
+    assert classes == set(TT.roll_states(rules)) and classes <= {c for _, c in V}
+    if stands and dice == 4:  # a triple standing with 4 dice exists only when hot dice keeps it
+        assert ((4, 2) in classes) == (hot and not clears)
     for k, n, t, action, value in rows:
         assert value == pytest.approx(V[k, (n, t)], rel=1e-12, abs=1e-9), (k, n, t)
         if k > 0:
             assert (action == "roll") == roll_better[k, (n, t)], (k, n, t)
     past = max(k for k, *_ in rows) + 50  # banking is proved optimal past the stored turn totals
     for c in classes:
-        brute = min(k for k in range(50, 6000, 50) if not roll_better[k, c])
+        brute = min(k for k in range(50, top, 50) if not roll_better[k, c])
         stored = min([k for k, n, t, a, _ in rows if (n, t) == c and k > 0 and a == "bank"] + [past])
         assert stored == brute, c
-    if not hot:  # the keep of every die banks: its value is the turn total plus its points
+    if not hot and dice == 3:  # the keep of every die banks: its value is the turn total plus its points
         best = _rows(hot_db, "SELECT turn_total, keep, value FROM ten_thousand_solitaire_keep WHERE rules = ? "
                      "AND dice = 3 AND triple = 0 AND roll = '155'", [name])
         assert all(keep != "155" or value == k + 200 for k, keep, value in best)
@@ -282,9 +291,9 @@ def _independent_duel(goal_units: int, opening_units: int):
     groups = {}
     for n in (3, 2, 1):
         acc = {}
-        for opts in _options(n, 0, False, False, True):
+        for opts, w in _options(n, 0, False, False, True):
             key = tuple((p // 50, nxt[0]) for p, nxt in opts)
-            acc[key] = acc.get(key, 0) + 1
+            acc[key] = acc.get(key, 0) + w
         groups[n] = [(w / 6**n, key) for key, w in acc.items() if key]  # () = a farkle
     # P_exceed(d) = chance a last turn from three dice gains d + 1 units or more
     E = np.zeros((KC + 2, 4))
@@ -407,3 +416,32 @@ def test_six_dice_without_hot_dice_two_player_is_bounded_and_identical_on_one_an
     rolled = nd & one["roll"] & (one["k"] > 0)
     assert rolled.any() and (one["i"][rolled] == 0).all() and (one["k"][rolled] < 10).all()
     assert not (nd & ~one["roll"] & (one["i"] == 0) & (one["k"] < 10) & (one["k"] > 0)).any()
+
+
+def test_seed004_rule_that_rolls_to_large_totals_stays_inside_the_last_turn_table():
+    """Five dice with a triple kept past hot dice: seed 004's rule rolls on to about 60,000 points
+    (its bank threshold), far past a goal of 800.  Its two-player evaluation reads the last-turn
+    table for every total it can bank, so the table must reach that far (it did not: the values
+    were read past the end of the array)."""
+    from dicebase.builder.ten_thousand import heuristic, twoplayer
+
+    rules = TT.RuleSet(**{**TT.TEN_THOUSAND.as_dict(), "name": "carry5", "dice": 5, "straight": None,
+                          "three_pairs": None, "hot_dice_clears_triple": False})
+    _, kh = heuristic.roll_table(rules)
+    s = twoplayer.solve(rules, 16, keep_tables=False)
+    assert kh > 1000 and s.stats["exceed_rows"] > 16 + kh
+    for name in ("W", "heur_h", "heur_o"):
+        values = getattr(s, name)
+        assert np.isfinite(values).all() and (values >= 0).all() and (values <= 1).all(), name
+
+
+def test_an_opening_minimum_no_turn_can_score_without_hot_dice_is_refused(run_cli, tmp_path):
+    text = _toml("tiny-nohot").replace("opening_minimum = 0", "opening_minimum = 1500")
+    path = tmp_path / "never.toml"
+    path.write_text(text)
+    code, _, err = run_cli(["build", "-q", "--rules", path, "--db", tmp_path / "never.duckdb"])
+    assert code == 2 and len(err.strip().splitlines()) == 1, err
+    assert "opening_minimum (line" in err and "more than one turn can score without hot dice (1000)" in err
+    assert not (tmp_path / "never.duckdb").exists()
+    assert TT.max_turn_points(parse(_toml("tiny-nohot"), "x.toml").rules()) == 1000  # three 1s
+    assert TT.max_turn_points(TT.TEN_THOUSAND) is None

@@ -149,3 +149,24 @@ def test_read_memo_is_bounded(paths, monkeypatch):
         into = lambda rows: [r[0] for r in rows]  # noqa: E731
         assert db.read(sql, (False, 2), into) == [0, 1]
         assert db.read(sql, (False, 2), into) is db.read(sql, (False, 2), into)
+
+
+def test_read_takes_what_fetchall_takes(paths):
+    """Named parameters (a dict) and parameters that cannot be a memo key still read; junk is BadInput."""
+    from dicebase.query.base import BadInput
+
+    _, path = paths
+    with dicebase.open(path["threes"]) as db:
+        named = "SELECT count(*) FROM threes_win WHERE variant = $v"
+        assert db.read(named, {"v": "classic"}) == db.fetchall(named, {"v": "classic"})
+        assert db.read(named, {"v": "classic"}) is db.read(named, {"v": "classic"})
+        try:  # a list parameter cannot be a memo key: read as fetchall does (SQLite cannot bind it)
+            expected = db.fetchall("SELECT ?", [[1, 2]])
+        except BadInput:
+            with pytest.raises(BadInput):
+                db.read("SELECT ?", [[1, 2]])
+        else:
+            assert db.read("SELECT ?", [[1, 2]]) == expected
+        for sql, params, into in (([], (), None), (None, None, None), ("SELECT 1", (), True)):
+            with pytest.raises(BadInput):
+                db.read(sql, params, into)

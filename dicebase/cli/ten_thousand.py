@@ -22,7 +22,8 @@ POINTS = click.IntRange(0, MAX_POINTS)
 def _triple_option(func):
     return click.option(
         "--triple", default=0, show_default=True, type=int, metavar="F",
-        help="Face of the standing three of a kind (0 = none; only with 3 or fewer dice).",
+        help="Face of the standing three of a kind (0 = none; only with 3 or fewer dice, unless the rules keep "
+        "it past hot dice).",
     )(func)
 
 

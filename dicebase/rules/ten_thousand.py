@@ -505,6 +505,22 @@ def class_odds(rules: RuleSet) -> list[tuple[tuple[int, int], float, float]]:
     return out
 
 
+def max_turn_points(rules: RuleSet) -> int | None:
+    """Most points one turn can score without hot dice (every keep leaves fewer dice, so a turn
+    scores at most ``dice`` dice); None with hot dice (no limit)."""
+    if rules.hot_dice:
+        return None
+
+    @lru_cache(maxsize=None)
+    def most(n: int, t: int) -> int:
+        if n == 0:
+            return 0
+        return max((k.points + most(k.n_after, k.t_after) for counts, _ in roll_multisets(n)
+                    for k in legal_keeps(rules, counts, n, t)), default=0)
+
+    return most(rules.dice, 0)
+
+
 def bank_bound_points(rules: RuleSet) -> float:
     """A turn total from which banking is optimal in every class: max over classes of
     E[best points of a roll] / P(farkle) (docs/ten_thousand.md); inf if some class never farkles."""
@@ -646,6 +662,10 @@ def from_file(name: str, values: dict) -> RuleSet:
         unit=unit,
     )
     odds = class_odds(rules)
+    most = max_turn_points(rules)
+    if most is not None and rules.opening_minimum > most:
+        raise ValueError(f"opening_minimum: {rules.opening_minimum} is more than one turn can score without hot dice "
+                         f"({most}), so no player could get on the board; allowed: 0..{most}")
     if odds[0][1] == 1.0:  # the turn start: (dice, no standing triple)
         raise ValueError("single: no roll ever scores (every single, triple and combination is 0)")
     for (n, t), pf, _ in odds:

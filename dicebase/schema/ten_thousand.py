@@ -5,7 +5,8 @@ Key vocabulary, shared by every table:
 - ``rules``: rule set (preset) name, ``ten-thousand`` (seed 004) or ``farkle``; every
   parameter is in ``build_variants`` (game ``ten_thousand``).
 - ``dice``: dice about to be rolled (1-6); ``triple``: face of the standing three of a
-  kind whose face scores again on later rolls (0 = none; only with 3 or fewer dice).
+  kind whose face scores again on later rolls (0 = none; only with 3 or fewer dice unless
+  the rule set keeps it past hot dice).  ``dice_after`` 0: no hot dice, the turn ends.
 - ``roll`` / ``keep``: dice as ascending faces without separators ('112556').
 - points are plain points (multiples of 50); ``turn_total`` is the unbanked total.
 """
@@ -82,9 +83,12 @@ ten_thousand_keeps = table(
     _key("keep", String, "the kept dice as ascending faces, e.g. '1155'"),
     _val("points", Integer, "points the keep scores (best split into combinations), points"),
     _val("dice_used", SmallInteger, "dice kept"),
-    _val("dice_after", SmallInteger, "dice to roll next: dice - dice_used, or 6 after hot dice"),
-    _val("triple_after", SmallInteger, "standing triple face afterwards (0 = none; hot dice clears it)"),
-    _val("hot_dice", Boolean, "true when every die has scored: all six are rolled again"),
+    _val("dice_after", SmallInteger, "dice to roll next: dice - dice_used, or 6 after hot dice (0 = the "
+         "rule set has no hot dice: the turn ends, its total is banked)"),
+    _val("triple_after", SmallInteger, "standing triple face afterwards (0 = none; hot dice clears it unless "
+         "the rule set keeps it)"),
+    _val("hot_dice", Boolean, "true when every die has scored and the rule set has hot dice: all six are "
+         "rolled again"),
     _val(
         "dominated",
         Boolean,
@@ -150,7 +154,9 @@ ten_thousand_duel = table(
     "included); any other state with score, opponent < goal banks, and its value is "
     "1 - p_win(opponent, score + turn_total, 0, 6, 0) below the goal or "
     "1 - ten_thousand_exceed.p_exceed(need = score + turn_total - opponent + 50, 6, 0) at or above it "
-    "(see docs/ten_thousand.md).",
+    "(see docs/ten_thousand.md). A rule set without hot dice also has rows with dice = 0: every die has "
+    "scored while the player is at 0 below the opening minimum, so the turn is lost (p_win = "
+    "1 - p_win(opponent, score, 0, 6, 0)).",
     _key("rules", String, RULES),
     _key("goal", Integer, GOAL),
     _key("score", Integer, "banked points of the player to move, points (< goal)"),

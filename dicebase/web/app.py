@@ -17,8 +17,9 @@ import json
 import threading
 from pathlib import Path
 
-from starlette.applications import Starlette
+import anyio
 import anyio.to_thread
+from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.middleware.cors import CORSMiddleware

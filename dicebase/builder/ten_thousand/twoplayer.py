@@ -132,6 +132,14 @@ def solve(rules: RuleSet, goal_units: int, tol: float = 1e-13, progress=None,
     pf_min = float(fl.p_farkle.min())
     kcap = 2 * G + 800
     max_need = 3 * G + 1000 + fl.max_pts
+    if heuristic:
+        from .heuristic import roll_table  # heuristic imports solitaire only: no cycle
+
+        hroll, kh = roll_table(rules)
+        # the seed-004 player banks up to kh plus one roll past the goal: every deficit it can leave
+        # must be in P_exceed (a rule set whose rule rolls on to large totals, e.g. a triple kept past
+        # hot dice with a small goal); the presets' tables are long enough already
+        max_need = max(max_need, G + kh + fl.max_pts + 1)
     E = exceed_table(rules, max_need)
     pexd = E[1:, 0].copy()  # pexd[d] = E(d + 1, six dice)
     W = np.full((G, G), np.nan)
@@ -149,10 +157,7 @@ def solve(rules: RuleSet, goal_units: int, tol: float = 1e-13, progress=None,
     order = np.array(sorted(range(S), key=lambda s: states[s]), dtype=np.int64)
     sums = range(2 * G - 2, -1, -1)
     if heuristic:
-        from .heuristic import roll_table  # heuristic imports solitaire only: no cycle
-
         hfl = max_dice_flat(rules)
-        hroll, kh = roll_table(rules)
         pexh = exceed_table(rules, max_need, keep="max_dice")[1:, 0].copy()
         Hh = np.full((G, G), np.nan)
         Ho = np.full((G, G), np.nan)
