@@ -129,6 +129,10 @@ def pool(info: dict, workload: str, states: int, seed: int) -> list[str]:
     """``states`` distinct paths per game (fewer where the game has fewer), shuffled."""
     rng = random.Random(seed)
     options = {g["game"]: g["options"] for g in info["games"]}
+    needed = {"threes"} if workload == "threes best" else {"threes", "rolled_ones", "ten_thousand"}
+    if missing := sorted(needed - options.keys()):
+        raise SystemExit(f"serve.py: the database holds no {', '.join(missing)}; "
+                         f"the '{workload}' workload needs {', '.join(sorted(needed))}")
     if workload == "threes best":
         makers = [lambda: threes_best(rng, options["threes"])]
     else:
