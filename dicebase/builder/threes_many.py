@@ -71,6 +71,30 @@ class PrefixChain:
         return np.bincount(self.dst, weights=pi[self.src] / k, minlength=len(self.states))
 
 
+def _prefix_graph(worths: np.ndarray, truncate):
+    """Breadth-first over the prefixes reachable from no dice: a prefix plus one new die, sorted,
+    then ``truncate``d.  Returns the states, the transitions (src --die--> dst, one per state and
+    face) and each state's cost row: the worth of its first j dice (inf beyond its length)."""
+    index = {(): 0}
+    states: list[tuple[int, ...]] = [()]
+    src, dst = [], []
+    q = 0
+    while q < len(states):
+        for die in range(len(worths)):
+            nxt = truncate(tuple(sorted(states[q] + (die,))))
+            if nxt not in index:
+                index[nxt] = len(states)
+                states.append(nxt)
+            src.append(q)
+            dst.append(index[nxt])
+        q += 1
+    longest = max(len(s) for s in states)
+    cost = np.full((len(states), longest + 1), np.inf)
+    for row, prefix in enumerate(states):
+        cost[row, : len(prefix) + 1] = np.concatenate([[0.0], np.cumsum(worths[list(prefix)])])
+    return states, src, dst, cost
+
+
 def prefix_chain(worths, length: int, step: float, forced_max: int) -> PrefixChain:
     worths = np.asarray(sorted(worths), dtype=np.float64)
     top = len(worths) - 1
@@ -78,22 +102,8 @@ def prefix_chain(worths, length: int, step: float, forced_max: int) -> PrefixCha
     def canonical(prefix: tuple[int, ...]) -> tuple[int, ...]:
         return tuple(i if (pos < forced_max or worths[i] <= step) else top for pos, i in enumerate(prefix))
 
-    index = {(): 0}
-    states: list[tuple[int, ...]] = [()]
-    src, dst = [], []
-    q = 0
-    while q < len(states):  # breadth-first over the few hundred reachable prefixes (set-up, once)
-        for die in range(len(worths)):
-            nxt = canonical(tuple(sorted(states[q] + (die,)))[:length])
-            if nxt not in index:
-                index[nxt] = len(states)
-                states.append(nxt)
-            src.append(q)
-            dst.append(index[nxt])
-        q += 1
-    cost = np.full((len(states), length + 1), np.inf)
-    for row, prefix in enumerate(states):
-        cost[row, : len(prefix) + 1] = np.concatenate([[0.0], np.cumsum(worths[list(prefix)])])
+    # the few hundred reachable prefixes (set-up, once)
+    states, src, dst, cost = _prefix_graph(worths, lambda grown: canonical(grown[:length]))
     lengths = np.array([len(p) for p in states])
     by_length = tuple(np.flatnonzero(lengths == n) for n in range(length + 1))
     return PrefixChain(worths, length, tuple(states), np.array(src), np.array(dst), cost, by_length)
@@ -345,25 +355,12 @@ class SumChain:
 
 def sum_chain(worths, budget: int) -> SumChain:
     worths = np.asarray(sorted(worths), dtype=np.float64)
-    index = {(): 0}
-    states: list[tuple[int, ...]] = [()]
-    src, dst = [], []
-    q = 0
-    while q < len(states):  # breadth-first over the ~3,200 prefixes worth <= 30 (set-up, once)
-        for die in range(len(worths)):
-            grown = tuple(sorted(states[q] + (die,)))
-            within = int(np.searchsorted(np.cumsum(worths[list(grown)]), budget, side="right"))
-            nxt = grown[:within]
-            if nxt not in index:
-                index[nxt] = len(states)
-                states.append(nxt)
-            src.append(q)
-            dst.append(index[nxt])
-        q += 1
-    longest = max(len(s) for s in states)
-    cost = np.full((len(states), longest + 1), np.inf)
-    for row, prefix in enumerate(states):
-        cost[row, : len(prefix) + 1] = np.concatenate([[0.0], np.cumsum(worths[list(prefix)])])
+
+    def within_budget(grown: tuple[int, ...]) -> tuple[int, ...]:
+        return grown[: int(np.searchsorted(np.cumsum(worths[list(grown)]), budget, side="right"))]
+
+    # the ~3,200 prefixes worth <= 30 (set-up, once)
+    states, src, dst, cost = _prefix_graph(worths, within_budget)
     length = np.array([len(s) for s in states])
     return SumChain(tuple(states), np.array(src), np.array(dst), cost, length)
 
