@@ -26,8 +26,10 @@ from dicebase.location import Location
 from dicebase.query.base import BadInput
 from dicebase.web.app import DEFAULT_CACHE_BYTES, create_app
 
-#: Seconds Ctrl-C waits for requests in flight (a figure being drawn) before a worker stops.
-GRACEFUL_SECONDS = 3
+#: Seconds Ctrl-C waits for requests in flight (a figure being drawn) before a worker stops.  A
+#: request still running then is cancelled and uvicorn logs its traceback; drawing a server's first
+#: figure took 2.5-4.7 s on a busy 2-core machine, so 3 s was too short.
+GRACEFUL_SECONDS = 10
 
 
 def default_workers() -> int:
