@@ -616,6 +616,8 @@ class Queries:
         if lay is None:
             return None
         unit, G = lay.unit, lay.size
+        if not 0 <= opponents[0] <= opponents[1] < G * unit:  # not one range of this score's row
+            return None
         row0 = lay.base + (score // unit) * G
         lo, hi = row0 + opponents[0] // unit, row0 + opponents[1] // unit
         at = None if pair is None else lay.base + (pair[0] // unit) * G + pair[1] // unit
