@@ -14,11 +14,24 @@ distinct states per game, so a correct mix gets no 400/404 and the response
 cache is honestly exercised: its hit rate is reported (the server's
 ``X-Cache`` header), and every database is measured with the cache on and off.
 
-For each database, cache setting and workload (``mix``: all three games'
-lookups, one third each; ``threes best``: Threes ``best`` alone) a fresh
-server is started (``dicebase serve --port 0``), warmed up on a few fixed
-states outside the pool, loaded, and stopped with SIGINT.  Only 127.0.0.1 is
-ever contacted.  Nothing here is a test.
+For each database, worker count, cache setting and workload (``mix``: all
+three games' lookups, one third each; ``threes best``: Threes ``best`` alone)
+a fresh server is started (``dicebase serve --port 0``), waited for until
+every server process has said it warmed its database (``dicebase.web.warm``;
+the seconds are reported), asked a few fixed states outside the pool, loaded,
+and stopped with SIGINT.  Only 127.0.0.1 is ever contacted.  Nothing here is
+a test.
+
+Cold and warm.  Every run but one starts with the database file read through
+(``cat FILE > /dev/null``), so runs compare like with like.  The first run of
+each database starts cold instead: the file's pages are dropped from the
+page cache first (``posix_fadvise(DONTNEED)``, this file only), as on a
+machine that sat idle (the kernel reclaims page-cache pages nobody touched
+for a while), and that row says ``cold`` (``--no-cold`` leaves it out).  Each
+row reports the share of the file in the page cache at the start and the
+megabytes the server processes read from the disk while starting and during
+the load (``read_bytes`` of /proc/PID/io), so a cold run shows where its disk
+reads went.
 """
 
 from __future__ import annotations
@@ -33,7 +46,9 @@ import shutil
 import signal
 import subprocess
 import sys
+import queue
 import tempfile
+import threading
 import time
 import urllib.request
 from datetime import date
@@ -153,34 +168,133 @@ def pool(info: dict, workload: str, states: int, seed: int) -> list[str]:
     return paths
 
 
+# -- the database file in the operating system's page cache ----------------------------------------
+def db_file(db: str) -> Path:
+    """The file behind a --db argument (a path or a duckdb:///, sqlite:/// URL)."""
+    from dicebase.location import resolve
+
+    path = resolve(db).path
+    return path if path.is_absolute() else ROOT / path
+
+
+def cached_share(path: Path) -> float | None:
+    """The share of ``path``'s pages that are in the page cache now (mincore), or None off Linux."""
+    import ctypes
+
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.mmap.restype = ctypes.c_void_p
+        libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_long]
+        libc.mincore.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_void_p]
+        libc.munmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
+    except (OSError, AttributeError):
+        return None
+    size = path.stat().st_size
+    page = os.sysconf("SC_PAGE_SIZE")
+    pages = (size + page - 1) // page
+    if not pages:
+        return 1.0
+    with open(path, "rb") as f:
+        addr = libc.mmap(None, size, 1, 1, f.fileno(), 0)  # PROT_READ, MAP_SHARED
+        if addr in (None, ctypes.c_void_p(-1).value):
+            return None
+        try:
+            vector = (ctypes.c_ubyte * pages)()
+            if libc.mincore(addr, size, vector) != 0:
+                return None
+            return sum(b & 1 for b in vector) / pages
+        finally:
+            libc.munmap(addr, size)
+
+
+def drop_from_page_cache(path: Path) -> None:
+    """Make the next reads of ``path`` come from the disk: drop its clean pages from the page cache
+    (POSIX_FADV_DONTNEED: this file only, no privileges needed; pages another process maps stay)."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+    finally:
+        os.close(fd)
+
+
+def read_through(path: Path) -> None:
+    """Read the whole file once, as ``cat FILE > /dev/null`` does: its pages are then in the page cache."""
+    with open(path, "rb", buffering=0) as f:
+        while f.read(1 << 20):
+            pass
+
+
 # -- the server ----------------------------------------------------------------------------------
-def rss_mb(pid: int) -> float:
-    """Resident memory of the server: the process and its worker processes."""
-    total = 0
-    pids = [pid]
+def default_workers() -> int:
+    """What ``dicebase serve`` starts without --workers (dicebase.web.server.default_workers)."""
+    from dicebase.web.server import default_workers as served
+
+    return served()
+
+
+def _server_pids(pid: int) -> list[int]:
+    """The server process and its worker processes."""
+    found, pids = [], [pid]
     while pids:
         p = pids.pop()
         try:
-            status = Path(f"/proc/{p}/status").read_text()
             children = Path(f"/proc/{p}/task/{p}/children").read_text().split()
         except OSError:
             continue
-        total += next(int(line.split()[1]) for line in status.splitlines() if line.startswith("VmRSS:"))
+        found.append(p)
         pids.extend(int(c) for c in children)
+    return found
+
+
+def rss_mb(pid: int) -> float:
+    """Resident memory of the server: the process and its worker processes."""
+    total = 0
+    for p in _server_pids(pid):
+        try:
+            status = Path(f"/proc/{p}/status").read_text()
+        except OSError:
+            continue
+        total += next(int(line.split()[1]) for line in status.splitlines() if line.startswith("VmRSS:"))
     return total / 1024
 
 
-def start_server(db: str, workers: int | None, cache: bool) -> tuple[subprocess.Popen, int]:
+def disk_read_mb(pid: int) -> float | None:
+    """Bytes the server's processes have read from the storage device so far (``read_bytes`` of
+    /proc/PID/io: page-cache hits do not count), or None where that is not readable."""
+    total = 0
+    for p in _server_pids(pid):
+        try:
+            io = Path(f"/proc/{p}/io").read_text()
+        except OSError:
+            return None
+        total += next(int(line.split()[1]) for line in io.splitlines() if line.startswith("read_bytes:"))
+    return total / 1e6
+
+
+def start_server(db: str, workers: int | None, cache: bool) -> tuple[subprocess.Popen, int, float]:
+    """A fresh ``dicebase serve``: its process, port, and the seconds until every server process had
+    warmed its database (each says so in one line: ``dicebase.web.warm``)."""
     argv = [sys.executable, "-m", "dicebase", "serve", "--port", "0", "--db", db]
     if workers:
         argv += ["--workers", str(workers)]
     if not cache:
         argv += ["--cache-mb", "0"]
+    started = time.monotonic()
     proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
     line = proc.stdout.readline()
     if " at http://" not in line:
         raise SystemExit(f"dicebase serve did not start: {line}{proc.stderr.read()}")
-    return proc, int(line.split(" at http://")[1].split("/")[0].rsplit(":", 1)[1])
+    port = int(line.split(" at http://")[1].split("/")[0].rsplit(":", 1)[1])
+    lines: queue.Queue = queue.Queue()
+    threading.Thread(target=lambda: [lines.put(text) for text in proc.stdout], daemon=True).start()
+    for _ in range(workers or default_workers()):
+        try:
+            said = lines.get(timeout=300)
+        except queue.Empty:
+            raise SystemExit("dicebase serve did not say it had warmed its database within 300 s") from None
+        if "warming the database stopped" in said:
+            print(said.strip(), file=sys.stderr)
+    return proc, port, time.monotonic() - started
 
 
 def get(port: int, path: str) -> bytes:
@@ -213,8 +327,17 @@ def wrk(port: int, paths_file: Path, clients: int, threads: int, seconds: float,
     return {**json.loads(lines[-1]), "rss_third": rss_third}
 
 
-def measure(db: str, workload: str, cache: bool, args) -> dict:
-    proc, port = start_server(db, args.workers, cache)
+def measure(db: str, workload: str, cache: bool, start: str, workers: int | None, args) -> dict:
+    """One run on a fresh server.  ``start`` is "cold" (the file's pages dropped from the page cache
+    before the server starts: the first run after the machine has been idle) or "warm" (the file
+    read through first, as after earlier runs)."""
+    file = db_file(db)
+    if start == "cold":
+        drop_from_page_cache(file)
+    else:
+        read_through(file)
+    in_page_cache = cached_share(file)
+    proc, port, warm_seconds = start_server(db, workers, cache)
     try:
         info = json.loads(get(port, "/api/v1/info"))
         paths = pool(info, workload, args.states, args.seed)
@@ -224,8 +347,10 @@ def measure(db: str, workload: str, cache: bool, args) -> dict:
             for path in WARM_UP:
                 get(port, path)
         before = rss_mb(proc.pid)
+        read_before = disk_read_mb(proc.pid)
         result = wrk(port, Path(f.name), args.clients, args.threads, args.seconds, proc.pid)
         after = rss_mb(proc.pid)
+        read_after = disk_read_mb(proc.pid)
         os.unlink(f.name)
     finally:
         proc.send_signal(signal.SIGINT)
@@ -234,7 +359,10 @@ def measure(db: str, workload: str, cache: bool, args) -> dict:
         except subprocess.TimeoutExpired:
             proc.kill()
     seconds = result["duration_us"] / 1e6
-    return {"db": db, "workload": workload, "cache": cache, "distinct": len(paths), "requests": result["requests"],
+    return {"db": db, "workload": workload, "cache": cache, "start": start, "in_page_cache": in_page_cache,
+            "workers": workers or default_workers(), "warm_seconds": warm_seconds,
+            "disk_start": read_before, "disk_run": None if read_before is None else read_after - read_before,
+            "distinct": len(paths), "requests": result["requests"],
             "rps": result["requests"] / seconds, "p50": result["p50_us"] / 1000, "p99": result["p99_us"] / 1000,
             "max": result["max_us"] / 1000, "status_4xx": result["status_4xx"], "status_5xx": result["status_5xx"],
             "transport": result["transport_errors"], "hits": result["hits"], "misses": result["misses"],
@@ -242,15 +370,20 @@ def measure(db: str, workload: str, cache: bool, args) -> dict:
 
 
 # -- the report ----------------------------------------------------------------------------------
-HEADER = ("| database | workload | cache | distinct states | requests | requests/s | p50 ms | p99 ms | "
+HEADER = ("| database | workload | workers | cache | start | file in page cache | warmed after s | disk MB read: start-up, run | "
+          "distinct states | requests | requests/s | p50 ms | p99 ms | "
           "4xx | 5xx | transport errors | cache hits | server RSS MB start → 1/3 → end |\n"
-          "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+          "|---|---|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
 
 
 def _row(r: dict) -> str:
     answered = r["hits"] + r["misses"]
     hits = f"{100 * r['hits'] / answered:.0f}%" if r["cache"] and answered else "off"
-    return (f"| `{r['db']}` | {r['workload']} | {'on' if r['cache'] else 'off'} | {r['distinct']:,} | "
+    share = "?" if r["in_page_cache"] is None else f"{100 * r['in_page_cache']:.0f}%"
+    disk = "?" if r["disk_start"] is None else f"{r['disk_start']:.0f}, {r['disk_run']:.0f}"
+    return (f"| `{r['db']}` | {r['workload']} | {r['workers']} | {'on' if r['cache'] else 'off'} | {r['start']} | {share} | "
+            f"{r['warm_seconds']:.1f} | {disk} | "
+            f"{r['distinct']:,} | "
             f"{r['requests']:,} | {r['rps']:,.0f} | {r['p50']:.1f} | {r['p99']:.1f} | {r['status_4xx']} | "
             f"{r['status_5xx']} | {r['transport']} | {hits} | {r['rss_start']:.0f} → {r['rss_third']:.0f} → "
             f"{r['rss_end']:.0f} |")
@@ -278,7 +411,13 @@ def section(rows: list[dict], args, command: str) -> str:
         "transport errors are server faults. Cache hits: the share of answers from the server's response "
         "cache (`--cache-mb 0` turns it off). Targets (issue 9): at least 500 requests/s for Threes `best` "
         "on SQLite, p99 under 100 ms on both stores, 0 errors, server memory flat. Server RSS counts every "
-        "server process; it is sampled at the start, a third of the way through and at the end.",
+        "server process; it is sampled at the start, a third of the way through and at the end. Start: "
+        "`warm` runs begin with the database file read through; the `cold` run (the first of each "
+        "database) begins with the file's pages dropped from the page cache, as on a machine that sat "
+        "idle. Warmed after: seconds from launching the server until every server process had warmed its "
+        "database (DuckDB: its tables loaded into the process's buffer pool; SQLite: the file read into "
+        "the page cache). Disk MB read: what the server processes read from the disk (/proc/PID/io "
+        "`read_bytes`) while starting and warming, and during the load.",
         "",
     ]
     if args.note:
@@ -309,7 +448,12 @@ def main() -> None:
     parser.add_argument("--clients", type=int, default=50, help="concurrent keep-alive connections")
     parser.add_argument("--seconds", type=float, default=30.0, help="length of each run")
     parser.add_argument("--threads", type=int, default=1, help="wrk threads (each drives clients/threads connections)")
-    parser.add_argument("--workers", type=int, help="dicebase serve --workers (default: the server's own default)")
+    parser.add_argument("--workers", type=int, action="append",
+                        help="dicebase serve --workers (default: the server's own default); repeat it to compare "
+                        "settings in one invocation")
+    parser.add_argument("--cold", action=argparse.BooleanOptionalAction, default=True,
+                        help="first run each database once cold: its file's pages dropped from the page cache "
+                        "(as after the machine sat idle); every other run starts with the file read through")
     parser.add_argument("--cache", choices=("both", "on", "off"), default="both", help="response cache setting(s)")
     parser.add_argument("--workload", choices=("both", "mix", "threes best"), default="both")
     parser.add_argument("--states", type=int, default=3000, help="distinct states per game in the pool")
@@ -324,16 +468,24 @@ def main() -> None:
     if not dbs:
         raise SystemExit("no database: build one with `dicebase build` (and `dicebase export --format sqlite "
                          "--out db/dicebase.sqlite`), or give --db")
+    args.workers = args.workers or [None]
     caches = {"both": (True, False), "on": (True,), "off": (False,)}[args.cache]
     workloads = ("mix", "threes best") if args.workload == "both" else (args.workload,)
     print(HEADER, flush=True)
     rows = []
+
+    def run(db: str, workers: int | None, workload: str, cache: bool, start: str) -> None:
+        rows.append(measure(db, workload, cache, start, workers, args))
+        print(_row(rows[-1]), flush=True)
+        time.sleep(1)
+
     for db in dbs:
-        for cache in caches:
-            for workload in workloads:
-                rows.append(measure(db, workload, cache, args))
-                print(_row(rows[-1]), flush=True)
-                time.sleep(1)
+        if args.cold:  # the first run after the file left the page cache, reported as its own row
+            run(db, args.workers[0], workloads[0], caches[0], "cold")
+        for workers in args.workers:
+            for cache in caches:
+                for workload in workloads:
+                    run(db, workers, workload, cache, "warm")
     if args.out:
         command = "python " + " ".join(["benchmarks/serve.py", *sys.argv[1:]])
         write_section(Path(args.out), section(rows, args, command))

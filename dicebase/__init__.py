@@ -13,7 +13,7 @@ __version__ = "0.1.0"
 
 #: Bumped whenever a table, column or view changes meaning or shape; a database
 #: built with another schema version is refused at open with a rebuild hint.
-SCHEMA_VERSION = 5  # 5: threes_many_dice, threes_many_dice_keeps, threes_many_dice_chances (issue 13)
+SCHEMA_VERSION = 6  # 5: threes_many_dice, threes_many_dice_keeps, threes_many_dice_chances (issue 13); 6: ten_thousand_duel_bounds.first_row, row_count, p_start (issue 12)
 
 _ERRORS = (
     "DicebaseError", "BadInput", "NotInDatabase", "DatabaseMissing", "DatabaseLocked", "PermissionDenied",

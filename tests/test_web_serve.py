@@ -19,6 +19,7 @@ from starlette.testclient import TestClient  # noqa: E402
 
 import dicebase  # noqa: E402
 from dicebase.web.app import create_app  # noqa: E402
+from test_web_warm import stopped_cleanly as _stopped  # noqa: E402
 
 
 def _serve(*args):
@@ -40,7 +41,7 @@ def test_serve_starts_answers_and_stops_on_ctrl_c(built_db):
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=20)
     assert proc.returncode == 0, err
-    assert out.strip() == "dicebase: stopped"
+    assert _stopped(out)
     assert err == ""
 
 

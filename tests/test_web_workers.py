@@ -29,6 +29,7 @@ from starlette.testclient import TestClient  # noqa: E402
 import dicebase  # noqa: E402
 from dicebase.web.app import create_app  # noqa: E402
 from dicebase.web.cache import ENTRY_OVERHEAD, ResponseCache, cache_key  # noqa: E402
+from test_web_warm import stopped_cleanly as _stopped  # noqa: E402
 
 SEED_001 = "/api/v1/threes/best?dice=4,3,1,1,2&to_beat=7&players_after=4"
 
@@ -226,7 +227,7 @@ def test_workers_give_the_same_answers_and_etags(threes_db):
     # Each worker has its own cache, so each computes the answer once: the new connections were
     # spread over both (SO_REUSEPORT; all 24 on one worker has probability 2**-23).
     assert sorted(headers["x-cache"] for _, headers, _ in answers).count("MISS") == 2
-    assert proc.returncode == 0 and out.strip() == "dicebase: stopped" and err == ""
+    assert proc.returncode == 0 and _stopped(out) and err == ""
 
 
 @pytest.mark.parametrize("how", [signal.SIGINT, signal.SIGTERM])
@@ -237,7 +238,7 @@ def test_workers_stop_cleanly(threes_db, how):
     workers = _children(proc.pid)
     proc.send_signal(how)
     out, err = proc.communicate(timeout=60)
-    assert proc.returncode == 0 and out.strip() == "dicebase: stopped" and err == ""
+    assert proc.returncode == 0 and _stopped(out) and err == ""
     assert not any(Path(f"/proc/{pid}").exists() and "zombie" not in Path(f"/proc/{pid}/status").read_text()
                    for pid in workers)
 
@@ -279,7 +280,7 @@ def test_ctrl_c_while_a_figure_is_drawn_stops_cleanly(threes_db, workers):
     out, err = proc.communicate(timeout=120)  # hang guard, not a timing
     asker.join(timeout=120)
     assert proc.returncode == 0, err
-    assert out.strip().endswith("dicebase: stopped")
+    assert _stopped(out)
     assert "Traceback" not in err and err == ""
     assert outcome and (outcome[0] == 200 or isinstance(outcome[0], OSError))
     print(f"the figure request ended with {outcome[0]!r}")  # reported: answered before the stop, or cut

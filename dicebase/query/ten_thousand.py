@@ -240,6 +240,20 @@ def _by_key3(rows) -> dict[tuple[int, int, int], float]:
     return {(int(a), int(b), int(c)): float(value) for a, b, c, value in rows}
 
 
+def _rolls(n: int) -> list[tuple[str, float]]:
+    """(roll, probability) of every roll of n dice, as ten_thousand_rolls holds them for each
+    standing triple: ways = n! / (c1! ... c6!) of the 6^n ordered outcomes."""
+    from itertools import combinations_with_replacement
+
+    out = []
+    for faces in combinations_with_replacement(range(1, 7), n):
+        ways = math.factorial(n)
+        for face in set(faces):
+            ways //= math.factorial(faces.count(face))
+        out.append(("".join(map(str, faces)), ways / 6 ** n))
+    return out
+
+
 def _int(value, what: str, allowed: str) -> int:
     return whole_number(value, what, allowed)
 
@@ -266,6 +280,85 @@ def _rule_name(rules: str | None, variant: str | None) -> str:
     return variant if variant is not None else ("ten-thousand" if rules is None else rules)
 
 
+@dataclass
+class _Layout:
+    """Where one block of a table's rows lies in a DuckDB file (a row's rowid is its position), as
+    the build writes it; found once per connection by :meth:`find`, checked again by every read."""
+
+    base: int  # rowid of the block's first row
+    count: int  # rows in the block
+    unit: int = 0  # points per step of the block's points key (turn_total, need, score)
+    size: int = 0  # rows per step: classes per turn total or need; opponents per score
+    classes: tuple = ()  # (dice, triple) of the rows of one step, in order
+    blocks: dict = field(default_factory=dict)  # keeps, rolls: (dice, triple) -> (first, last rowid)
+
+    @classmethod
+    def find(cls, q: "Queries", table: str, block: tuple) -> "_Layout | None":
+        db = q.db
+        unit = q._shape(block[0])[0]
+        if table in ("ten_thousand_keeps", "ten_thousand_rolls"):
+            rows = db.fetchall(f"SELECT dice, triple, min(rowid), max(rowid), count(*) FROM {table} "
+                               "WHERE rules = ? GROUP BY dice, triple", block)
+            blocks = {(n, t): (a, b) for n, t, a, b, c in rows if b - a + 1 == c}
+            return cls(0, 0, blocks=blocks) if blocks else None
+        if table == "ten_thousand_duel":
+            return cls._find_duel(q, *block)
+        where = {"ten_thousand_duel_bounds": "rules = ? AND goal = ?", "ten_thousand_exceed": "rules = ? AND policy = ?",
+                 "ten_thousand_solitaire": "rules = ?"}[table]
+        a, b, count = db.fetchone(f"SELECT min(rowid), max(rowid), count(*) FROM {table} WHERE {where}", block)
+        if not count or b - a + 1 != count:
+            return None
+        if table == "ten_thousand_duel_bounds":
+            G = block[1] // unit
+            return cls(a, count, unit, G) if count == G * G else None
+        # a dense grid of (points step, class): the classes of the first step give its width
+        step = "need" if table == "ten_thousand_exceed" else "turn_total"
+        head = db.fetchall(f"SELECT {step}, dice, triple FROM {table} WHERE rowid BETWEEN ? AND ?", (a, a + 99))
+        first = unit if table == "ten_thousand_exceed" else 0
+        classes = []
+        for points, n, t in head:
+            if points != first:
+                break
+            classes.append((n, t))
+        # every class of the rule set once per step (ten_thousand_classes), or the grid is not the build's
+        if sorted(classes) != sorted(q.classes(block[0])) or count % len(classes):
+            return None
+        return cls(a, count, unit, len(classes), tuple(classes))
+
+    @classmethod
+    def _find_duel(cls, q: "Queries", rules: str, goal: int) -> "_Layout | None":
+        """ten_thousand_duel's (rules, goal) block: the build writes it just before its bounds, so it
+        starts after the rows of every bounds block before this one; checked at both ends, else
+        found by a key filter over the block (one scan)."""
+        bounds = q._layout("ten_thousand_duel_bounds", rules, goal)
+        if bounds is None:
+            return None
+        db = q.db
+        before, total = db.fetchone(
+            "SELECT coalesce(sum(row_count) FILTER (WHERE rowid < ?), 0), sum(row_count) FILTER (WHERE rowid BETWEEN ? AND ?) "
+            "FROM ten_thousand_duel_bounds", (bounds.base, bounds.base, bounds.base + bounds.count - 1))
+        if not total:
+            return None
+        top = (bounds.size - 1) * bounds.unit
+
+        def fits(base: int) -> bool:
+            rows = db.fetchall(
+                "SELECT rowid, rules, goal, score, opponent FROM ten_thousand_duel "
+                "WHERE rowid = ? OR rowid = ? OR rowid = ? OR rowid = ?",
+                (base - 1, base, base + total - 1, base + total))
+            at = {rowid: tuple(rest) for rowid, *rest in rows}
+            return (at.get(base) == (rules, goal, 0, 0) and at.get(base + total - 1) == (rules, goal, top, top)
+                    and at.get(base - 1, ("",))[:2] != (rules, goal) and at.get(base + total, ("",))[:2] != (rules, goal))
+
+        if fits(before):
+            return cls(before, total)
+        a, b, count = db.fetchone("SELECT min(rowid), max(rowid), count(*) FROM ten_thousand_duel "
+                                  "WHERE rules = ? AND goal = ?", (rules, goal))
+        if count == total and b - a + 1 == count and fits(a):
+            return cls(a, total)
+        return None
+
+
 class Queries:
     def __init__(self, db):
         self.db = db
@@ -274,6 +367,9 @@ class Queries:
         self._goals: dict[str, int] = {}
         self._rule_sets: dict[str, object] = {}
         self._odds: dict[tuple[str, int, int], list[OddsRow]] | None = None
+        self._layouts: dict[tuple, object] = {}  # DuckDB: where blocks of rows lie (see _Layout), per connection
+        #: blocks whose rows were not where the build puts them (read by key filters instead)
+        self.misplaced: list[str] = []
 
     # -- rule sets -------------------------------------------------------
     def rule_sets(self) -> dict[str, dict]:
@@ -421,7 +517,7 @@ class Queries:
                         raise NotInDatabase(f"ten_thousand_duel lacks the turn start ({j}, {i}); rebuild: "
                                             "dicebase build ten-thousand --force")
                 else:
-                    values, w_ji = self._duel_values(rules, goal, i, j, k, keeps)
+                    values, w_ji, _stored = self._duel_values(rules, goal, i, j, k, keeps)
                 farkle_value = 1.0 - w_ji
         if sqlite:
             rows = self.db.read(*positional(sql, params))
@@ -469,11 +565,8 @@ class Queries:
         ``roll`` is None.  One roll's keeps come from the rules (dicebase.rules, the code
         that wrote ten_thousand_keeps): one query fewer."""
         if roll is None:
-            return self.db.read(
-                "SELECT roll, keep, points, dice_used, dice_after, triple_after, hot_dice, dominated "
-                "FROM ten_thousand_keeps WHERE rules = ? AND dice = ? AND triple = ? ORDER BY roll, keep",
-                (rules, n, t),
-            )
+            return sorted(self._class_rows("ten_thousand_keeps", "roll, keep, points, dice_used, dice_after, "
+                                           "triple_after, hot_dice, dominated", rules, n, t), key=lambda r: r[:2])
         from dicebase.rules.ten_thousand import dominated_flags, legal_keeps
 
         counts = tuple(roll.count(str(face)) for face in range(1, 7))
@@ -493,17 +586,114 @@ class Queries:
             self._rule_sets[rules] = RuleSet(**{k: tuple(v) if isinstance(v, list) else v for k, v in stored.items()})
         return self._rule_sets[rules]
 
+    # -- DuckDB: rows read by position -----------------------------------------
+    # Every table is written once, in key order, so a row's key gives its position (DuckDB's
+    # rowid) within its (rules[, goal]) block: dense grids by arithmetic, ten_thousand_duel by
+    # the pair offsets stored in ten_thousand_duel_bounds.  A read of a rowid range touches one
+    # row group (0.4-0.5 ms) where a key filter scans one (1.4-2.8 ms, issue 12).  Where each
+    # block starts is found once per connection (_Layout); every read checks the key columns of
+    # the rows it gets, and a block that is not where and how the build writes it (a file
+    # written by other tools, edited, or rows deleted and re-inserted) is read by key filters.
+    def _layout(self, table: str, *block) -> "_Layout | None":
+        """Where ``table``'s rows of ``block`` lie (None: not as the build writes them)."""
+        key = (table, *block)
+        if key not in self._layouts:
+            self._layouts[key] = _Layout.find(self, table, block) if self.db.store == "duckdb" else None
+        return self._layouts[key]
+
+    def _misplaced(self, key: tuple, what: str) -> None:
+        """A positional read got rows of other keys: read this block by key filters from now on."""
+        self._layouts[key] = None
+        self.misplaced.append(what)
+
+    def _bounds_rows(self, rules: str, goal: int, score: int, opponents: tuple[int, int],
+                     pair: tuple[int, int] | None = None):
+        """DuckDB, by position, in one read: {opponent: turn-start p_win} of ``score`` for opponents
+        ``opponents[0]``..``opponents[1]``, and (first_row, row_count) of ``pair`` in ten_thousand_duel;
+        None when the layout is not the build's."""
+        key = ("ten_thousand_duel_bounds", rules, goal)
+        lay = self._layout(*key)
+        if lay is None:
+            return None
+        unit, G = lay.unit, lay.size
+        row0 = lay.base + (score // unit) * G
+        lo, hi = row0 + opponents[0] // unit, row0 + opponents[1] // unit
+        at = None if pair is None else lay.base + (pair[0] // unit) * G + pair[1] // unit
+        sql = ("SELECT rowid, score, opponent, first_row, row_count, p_start FROM ten_thousand_duel_bounds "
+               "WHERE rowid BETWEEN ? AND ?")
+        params: tuple = (lo, hi)
+        if at is not None and not lo <= at <= hi:
+            sql, params = sql + " OR rowid = ?", (lo, hi, at)
+        starts, where = {}, None
+        for rowid, s, o, first_row, count, p in self.db.read(sql, params):
+            pos = rowid - lay.base
+            if s != (pos // G) * unit or o != (pos % G) * unit or p is None:
+                break
+            if lo <= rowid <= hi:
+                starts[o] = p
+            if rowid == at:
+                where = (first_row, count)
+        else:
+            if len(starts) == hi - lo + 1 and (at is None or where is not None):
+                return starts, where
+        self._misplaced(key, f"ten_thousand_duel_bounds {rules} {goal}")
+        return None
+
+    def _pair_rows(self, rules: str, goal: int, i: int, j: int, lo: int, hi: int,
+                   where: tuple[int, int] | None) -> dict[tuple[int, int, int], float]:
+        """{(turn_total, dice, triple): p_win} of the stored states of pair (i, j) with turn totals
+        lo..hi: by position (``where`` = the pair's (first_row, row_count)) or by key filter."""
+        lay = self._layout("ten_thousand_duel", rules, goal) if where is not None else None
+        if lay is not None:
+            first_row, count = where
+            a = lay.base + first_row
+            b = a + count - 1
+            # the pair's rows in lo..hi, and its first and last rows and their neighbours (which must
+            # belong to other pairs): the rows at these positions are the whole pair
+            rows = self.db.read(
+                "SELECT rowid, score, opponent, turn_total, dice, triple, p_win FROM ten_thousand_duel "
+                "WHERE rowid BETWEEN ? AND ? AND (turn_total BETWEEN ? AND ? OR rowid <= ? OR rowid >= ?)",
+                (a - 1, b + 1, lo, hi, a, b),
+            )
+            out, ends = {}, 0
+            for rowid, s, o, k, d, t, p in rows:
+                mine = s == i and o == j
+                if rowid in (a - 1, b + 1) and mine or a <= rowid <= b and not mine:
+                    break
+                ends += rowid in (a, b)
+                if mine and lo <= k <= hi:
+                    out[(k, d, t)] = p
+            else:
+                if count > 0 and ends == (1 if a == b else 2):
+                    return out
+            self._misplaced(("ten_thousand_duel", rules, goal), f"ten_thousand_duel {rules} {goal}")
+        return self.db.read(
+            "SELECT turn_total, dice, triple, p_win FROM ten_thousand_duel WHERE rules = ? AND goal = ? "
+            "AND score = ? AND opponent = ? AND turn_total BETWEEN ? AND ?",
+            (rules, goal, i, j, lo, hi),
+            _by_key3,
+        )
+
+    def _opponents(self, rules: str, goal: int, i: int, k: int, points: list[int]) -> tuple[int, int]:
+        """The opponent scores whose turn starts a lookahead from (i, k) reads: i (a farkle), i + k
+        (banking now) and i + k + each keep's points, below the goal."""
+        return i, min(i + k + max(points, default=0), goal - self._shape(rules)[0])
+
     def _turn_starts(self, rules: str, goal: int, i: int, opponents: list[int]) -> dict[int, float]:
         """W(i, j) for each opponent score j: turn-start win probabilities."""
         if self.db.store == "duckdb":
-            # every turn start of score i (one row per opponent, a few hundred): one key range, where
-            # an IN list makes DuckDB hash-join a whole row group; remembered per connection
-            every = self.db.read(
-                "SELECT opponent, p_win FROM ten_thousand_duel WHERE rules = ? AND goal = ? AND score = ? "
-                "AND turn_total = 0 AND dice = ? AND triple = 0",
-                (rules, goal, i, self._shape(rules)[1]),
-                _by_first,
-            )
+            found = self._bounds_rows(rules, goal, i, (min(opponents), max(opponents))) if opponents else ({}, None)
+            if found is not None:
+                every = found[0]
+            else:
+                # every turn start of score i (one row per opponent, a few hundred): one key range, where
+                # an IN list makes DuckDB hash-join a whole row group; remembered per connection
+                every = self.db.read(
+                    "SELECT opponent, p_win FROM ten_thousand_duel WHERE rules = ? AND goal = ? AND score = ? "
+                    "AND turn_total = 0 AND dice = ? AND triple = 0",
+                    (rules, goal, i, self._shape(rules)[1]),
+                    _by_first,
+                )
             return {o: every[o] for o in opponents if o in every}
         marks = ", ".join("?" * len(set(opponents)))
         return self.db.read(  # SQLite: one index seek per opponent
@@ -515,30 +705,67 @@ class Queries:
 
     def _exceed(self, rules: str, lo: int, hi: int, n: int | None = None, t: int | None = None) -> dict:
         """(need, dice, triple) -> optimal P_exceed for needs lo..hi (one class, or all)."""
+        lay = self._layout("ten_thousand_exceed", rules, "optimal")
+        if lay is not None:
+            unit, S = lay.unit, lay.size
+            top = lay.count // S * unit  # the largest stored need
+            first, last = max(lo, unit), min(hi, top)
+            if first > last:
+                return {}
+            a = lay.base + (first // unit - 1) * S
+            b = lay.base + (last // unit) * S - 1
+            sql, params = "SELECT rowid, need, dice, triple, p_exceed FROM ten_thousand_exceed WHERE rowid BETWEEN ? AND ?", (a, b)
+            if n is not None:
+                sql, params = sql + " AND dice = ? AND triple = ?", (*params, n, t)
+            rows = self.db.read(sql, params)
+            out = {}
+            for rowid, need, d, c, p in rows:
+                pos = rowid - lay.base
+                if need != (pos // S + 1) * unit or lay.classes[pos % S] != (d, c):
+                    break
+                out[(need, d, c)] = p
+            else:
+                if len(out) == ((last - first) // unit + 1 if n is not None else b - a + 1):
+                    return out
+            self._misplaced(("ten_thousand_exceed", rules, "optimal"), f"ten_thousand_exceed {rules} optimal")
         sql = ("SELECT need, dice, triple, p_exceed FROM ten_thousand_exceed WHERE rules = ? "
                "AND policy = 'optimal' AND need BETWEEN ? AND ?")
-        params: tuple = (rules, lo, hi)
+        params = (rules, lo, hi)
         if n is not None:
             sql, params = sql + " AND dice = ? AND triple = ?", (*params, n, t)
         return self.db.read(sql, params, _by_key3)
 
+    def _exceed_start(self, rules: str, lo: int, hi: int) -> dict:
+        """(need, all dice, 0) -> optimal P_exceed for needs lo..hi: what a bank at or past the goal
+        leaves the opponent.  DuckDB reads the whole column once per connection (1,680 rows at goal
+        10,000; remembered), SQLite the needs asked."""
+        start = self._shape(rules)[1]
+        lay = self._layout("ten_thousand_exceed", rules, "optimal")
+        if lay is None:
+            return self._exceed(rules, lo, hi, start, 0)
+        return self._exceed(rules, lay.unit, lay.count // lay.size * lay.unit, start, 0)
+
     def _duel_values(self, rules: str, goal: int, i: int, j: int, k: int,
-                     keeps: list[tuple]) -> tuple[list[tuple[float, str]], float]:
-        """(value, then) of each keep as DUEL_LOOKAHEAD_SQL values it, and W(j, i)."""
+                     keeps: list[tuple], also: int | None = None) -> tuple[list[tuple[float, str]], float, dict]:
+        """(value, then) of each keep as DUEL_LOOKAHEAD_SQL values it, W(j, i), and the stored states
+        of pair (i, j) read (turn totals from ``also``, if given, up to the largest keep's)."""
         points = [keep[2] for keep in keeps]
-        stored = {}
-        if keeps:
-            stored = self.db.read(
-                "SELECT turn_total, dice, triple, p_win FROM ten_thousand_duel WHERE rules = ? AND goal = ? "
-                "AND score = ? AND opponent = ? AND turn_total BETWEEN ? AND ?",
-                (rules, goal, i, j, k + min(points), k + max(points)),
-                _by_key3,
-            )
         unit, start = self._shape(rules)
         banked = [i + k + p for p in points]
-        starts = self._turn_starts(rules, goal, j, [i, *(b for b in banked if b < goal)])
+        found = None
+        if self.db.store == "duckdb":  # the turn starts of j from i to the largest banked score below the goal
+            found = self._bounds_rows(rules, goal, j, self._opponents(rules, goal, i, k, points), (i, j))
+        stored = {}
+        if keeps or also is not None:
+            lo = min([k + p for p in points] + ([] if also is None else [also]))
+            hi = max([k + p for p in points] + ([] if also is None else [also]))
+            stored = self._pair_rows(rules, goal, i, j, lo, hi, None if found is None else found[1])
+        if found is not None:
+            starts = {o: found[0][o] for o in [i, *(b for b in banked if b < goal)] if o in found[0]}
+        else:
+            starts = self._turn_starts(rules, goal, j, [i, *(b for b in banked if b < goal)])
         over = [b - j + unit for b in banked if b >= goal]
-        exceed = self._exceed(rules, min(over), max(over), start, 0) if over else {}
+        exceed = self._exceed_start(rules, min(over), max(over)) if over else {}
         if i not in starts or any(b not in starts for b in banked if b < goal):
             raise NotInDatabase(f"ten_thousand_duel lacks turn-start values of score {j}; rebuild: "
                                 "dicebase build ten-thousand --force")
@@ -551,7 +778,7 @@ class Queries:
                 values.append((1 - starts[b], "bank"))
             else:
                 values.append((1 - exceed.get((b - j + unit, start, 0), 0), "bank"))
-        return values, starts[i]
+        return values, starts[i], stored
 
     def _last_turn_values(self, rules: str, need: int, keeps: list[tuple]) -> list[tuple[float, str]]:
         """(value, then) of each keep as LAST_TURN_SQL values it (``need``: what the turn must still gain)."""
@@ -565,13 +792,45 @@ class Queries:
         if not keeps:
             return []
         points = [keep[2] for keep in keeps]
-        rows = self.db.read(
-            "SELECT turn_total, dice, triple, value, action FROM ten_thousand_solitaire WHERE rules = ? "
-            "AND turn_total BETWEEN ? AND ?",
-            (rules, k + min(points), k + max(points)),
-        )
-        stored = {(int(kk), int(d), int(c)): (float(v), a) for kk, d, c, v, a in rows}
+        lo, hi = k + min(points), k + max(points)
+        stored = None
+        lay = self._layout("ten_thousand_solitaire", rules)
+        if lay is not None:
+            unit, L = lay.unit, lay.size
+            top = (lay.count // L - 1) * unit  # the stored bound
+            if lo > top:
+                stored = {}
+            else:
+                a, b = lay.base + (lo // unit) * L, lay.base + (min(hi, top) // unit + 1) * L - 1
+                rows = self.db.read(
+                    "SELECT rowid, turn_total, dice, triple, value, action FROM ten_thousand_solitaire "
+                    "WHERE rowid BETWEEN ? AND ?", (a, b))
+                stored = {(kk, d, c): (float(v), act) for rowid, kk, d, c, v, act in rows
+                          if kk == (rowid - lay.base) // L * unit and lay.classes[(rowid - lay.base) % L] == (d, c)}
+                if len(stored) != b - a + 1 or len(rows) != b - a + 1:
+                    stored = None
+                    self._misplaced(("ten_thousand_solitaire", rules), f"ten_thousand_solitaire {rules}")
+        if stored is None:
+            rows = self.db.read(
+                "SELECT turn_total, dice, triple, value, action FROM ten_thousand_solitaire WHERE rules = ? "
+                "AND turn_total BETWEEN ? AND ?",
+                (rules, lo, hi),
+            )
+            stored = {(int(kk), int(d), int(c)): (float(v), a) for kk, d, c, v, a in rows}
         return [stored.get((k + p, da, ta), (k + p, "bank")) for _roll, _keep, p, _used, da, ta, _hd, _dom in keeps]
+
+    def _class_rows(self, table: str, columns: str, rules: str, n: int, t: int) -> list[tuple]:
+        """Every row of (rules, n dice, triple t) of ten_thousand_keeps or ten_thousand_rolls: one
+        position range (DuckDB) or a key filter, ``columns`` after the (dice, triple) checked."""
+        lay = self._layout(table, rules)
+        block = None if lay is None else lay.blocks.get((n, t))
+        if block is not None:
+            rows = self.db.read(f"SELECT dice, triple, {columns} FROM {table} WHERE rowid BETWEEN ? AND ?", block)
+            if len(rows) == block[1] - block[0] + 1 and all(d == n and c == t for d, c, *_ in rows):
+                return [row[2:] for row in rows]
+            self._misplaced((table, rules), f"{table} {rules}")
+        return [row[2:] for row in self.db.read(
+            f"SELECT dice, triple, {columns} FROM {table} WHERE rules = ? AND dice = ? AND triple = ?", (rules, n, t))]
 
     def _bank_value(self, rules: str, goal: int, i: int, j: int, k: int) -> float:
         """BANK_VALUE_SQL: 1 - W(j, i + k) below the goal, else 1 - P_exceed(i + k - j + unit)."""
@@ -583,7 +842,7 @@ class Queries:
             return 1 - w[i + k]
         unit, start = self._shape(rules)
         need = i + k - j + unit
-        return 1 - self._exceed(rules, need, need, start, 0).get((need, start, 0), 0)
+        return 1 - self._exceed_start(rules, need, need).get((need, start, 0), 0)
 
     def state(self, score, opponent, turn_total, dice=None, triple=0, rules: str | None = None, *,
               variant: str | None = None) -> State:
@@ -610,16 +869,15 @@ class Queries:
                 return State(*key, True, 1.0, "bank", 1.0 - self.classes(rules)[(n, t)][0], 1.0,
                              "last turn, already ahead: banking wins; rolling wins unless it farkles "
                              "(ten_thousand_classes.p_farkle)")
-            row = first(self.db.read(
-                "SELECT p_exceed FROM ten_thousand_exceed WHERE rules = ? AND policy = 'optimal' AND need = ? "
-                "AND dice = ? AND triple = ?",
-                (rules, need, n, t),
-            ))
+            stored = self._exceed(rules, need, need, n, t).get((need, n, t))
+            row = None if stored is None else (stored,)
             p = float(row[0]) if row else 0.0
             return State(*key, True, p, "roll", p, 0.0 if k > 0 else None,
                          f"last turn: ten_thousand_exceed (need = opponent - score - turn_total + {unit} = {need})"
                          + ("" if row else "; past the stored needs, taken as 0"))
         can_bank = k > 0 and (i > 0 or k >= rule["opening_minimum"])
+        if self.db.store == "duckdb":  # by position: the turn starts of j, then the pair's rows from k on
+            return self._state_by_position(rule, key, can_bank)
         bank = None
         if can_bank:
             bank = float(self._bank_value(rules, goal, i, j, k))
@@ -637,25 +895,52 @@ class Queries:
                                 "dicebase build ten-thousand --force")
         # ROLL_VALUE_SQL: each roll's best keep, a farkle worth 1 - W(j, i), weighted by the roll's
         # chance; summed here (math.fsum) so that both stores give the same bits
-        if self.db.store == "sqlite":  # its indexed joins run the documented query fastest
-            farkle = 1.0 - self._turn_starts(rules, goal, j, [i])[i]
-            parts = self.db.read(*positional(ROLL_PARTS_SQL, dict(
-                i=i, j=j, k=k, goal=goal, rules=rules, dice=n, triple=t, unit=unit, start=rule["dice"])))
-        else:
-            keeps = self._keeps(rules, n, t, None)
-            values, w_ji = self._duel_values(rules, goal, i, j, k, keeps)
-            farkle = 1.0 - w_ji
-            best: dict[str, float] = {}
-            for keep, (v, _then) in zip(keeps, values):
-                best[keep[0]] = max(v, best.get(keep[0], v))
-            parts = [(p, best.get(r)) for r, p in self.db.read(
-                "SELECT roll, probability FROM ten_thousand_rolls WHERE rules = ? AND dice = ? AND triple = ?",
-                (rules, n, t),
-            )]
+        # SQLite: its indexed joins run the documented query fastest
+        farkle = 1.0 - self._turn_starts(rules, goal, j, [i])[i]
+        parts = self.db.read(*positional(ROLL_PARTS_SQL, dict(
+            i=i, j=j, k=k, goal=goal, rules=rules, dice=n, triple=t, unit=unit, start=rule["dice"])))
+        return self._bank_state(key, bank, parts, farkle)
+
+    @staticmethod
+    def _bank_state(key: tuple, bank: float, parts, farkle: float) -> State:
+        """A bank state: ROLL_VALUE_SQL's sum of each roll's best keep (a farkle worth ``farkle``)
+        weighted by the roll's chance, summed here (math.fsum) so that both stores give the same bits."""
         roll_value = math.fsum(float(p) * (farkle if v is None else float(v)) for p, v in parts)
         return State(*key, False, bank, "bank", roll_value, bank,
                      "bank state (not stored: banking is optimal): bank value from BANK_VALUE_SQL, roll value "
                      "by one-step lookahead over every roll (ROLL_VALUE_SQL)")
+
+    def _state_by_position(self, rule: dict, key: tuple, can_bank: bool) -> State:
+        """``state`` below the goal on DuckDB: one read of ten_thousand_duel_bounds (the turn starts of the
+        opponent's score and where the pair's rows lie), one of the pair's rows from the turn total on,
+        and the class's keeps and rolls (remembered per connection)."""
+        rules, goal, i, j, k, n, t = key
+        keeps = self._keeps(rules, n, t, None)
+        values, w_ji, stored = self._duel_values(rules, goal, i, j, k, keeps, also=k)
+        bank = None
+        if can_bank:
+            # BANK_VALUE_SQL; below the goal from the read _duel_values made (remembered: no query)
+            found = None
+            if i + k < goal:
+                found = self._bounds_rows(rules, goal, j, self._opponents(rules, goal, i, k, [kp[2] for kp in keeps]),
+                                          (i, j))
+            if found is not None and i + k in found[0]:
+                bank = 1 - float(found[0][i + k])
+            else:
+                bank = float(self._bank_value(rules, goal, i, j, k))
+        p = stored.get((k, n, t))
+        if p is not None:
+            p = float(p)
+            return State(*key, False, p, "roll", p, bank, "stored roll state (ten_thousand_duel); bank value "
+                         "from BANK_VALUE_SQL" if can_bank else "stored roll state (ten_thousand_duel)")
+        if bank is None:
+            raise NotInDatabase(f"state {key} should be a stored roll state but is missing; rebuild: "
+                                "dicebase build ten-thousand --force")
+        best: dict[str, float] = {}
+        for keep, (v, _then) in zip(keeps, values):
+            best[keep[0]] = max(v, best.get(keep[0], v))
+        parts = [(prob, best.get(r)) for r, prob in _rolls(n)]
+        return self._bank_state(key, bank, parts, 1.0 - w_ji)
 
     def thresholds(self, rules: str | None = None, *, variant: str | None = None) -> list[Threshold]:
         """Per (dice, triple): smallest reachable turn total, optimal bank threshold, seed 004's

@@ -13,7 +13,7 @@ Key vocabulary, shared by every table:
 
 from __future__ import annotations
 
-from sqlalchemy import Boolean, Column, Double, Integer, SmallInteger, String, case, func, literal, select
+from sqlalchemy import BigInteger, Boolean, Column, Double, Integer, SmallInteger, String, case, func, literal, select
 
 from dicebase.schema.base import View, table
 
@@ -187,13 +187,21 @@ ten_thousand_duel_bounds = table(
     "ten_thousand_duel_bounds",
     GAME,
     "Objective (d), per (score, opponent): the turn-total bound of the solve (banking is proved "
-    "optimal beyond it) and the largest stored (roll-optimal) turn total.",
+    "optimal beyond it), the largest stored (roll-optimal) turn total, where the pair's rows lie in "
+    "ten_thousand_duel and its turn-start win probability.",
     _key("rules", String, RULES),
     _key("goal", Integer, GOAL),
     _key("score", Integer, "banked points of the player to move, points"),
     _key("opponent", Integer, "banked points of the opponent, points"),
     _val("solved_to", Integer, "largest turn total solved; banking is optimal at every larger one, points"),
     _val("last_roll", Integer, "largest turn total at which rolling is optimal for some (dice, triple), points"),
+    _val("first_row", BigInteger, "position of the pair's first row in ten_thousand_duel among the rows of its "
+         "(rules, goal), from 0: the table is written in key order, so the pair's rows are positions first_row to "
+         "first_row + row_count - 1 of its (rules, goal) block (DuckDB lookups read them by rowid)"),
+    _val("row_count", Integer, "rows of the pair in ten_thousand_duel (its stored roll states)"),
+    _val("p_start", Double, "win probability of the player to move at the turn start (turn total 0, all dice, "
+         "no triple): ten_thousand_duel.p_win of the pair's first row, repeated here so that one score's turn "
+         "starts against every opponent are one range of rows"),
 )
 
 ten_thousand_seed004_rule = table(

@@ -178,6 +178,16 @@ def _write_duel(ctx, rs: RuleSet, duel, goal: int, dice_of, triple_of) -> None:
     rolled = rows[dice_of[duel.s[rows]] > 0]  # not the lost turns of NO_DICE (no hot dice, below the minimum)
     np.maximum.at(last, (duel.i[rolled], duel.j[rolled]), duel.k[rolled].astype(np.int64))
     ii, jj = np.divmod(np.arange(G * G), G)
+    # where each pair's rows lie in this (rules, goal)'s block of ten_thousand_duel (written in pair
+    # order just above), and its turn-start value: lookups read rows by position (issue 12)
+    pair = duel.i[rows].astype(np.int64) * G + duel.j[rows]
+    row_count = np.bincount(pair, minlength=G * G)
+    first_row = np.cumsum(row_count) - row_count
+    start = rows[duel.k[rows] == 0]  # one per pair: every turn start is stored, and only (all dice, no triple)
+    p_start = np.full(G * G, np.nan)
+    p_start[duel.i[start].astype(np.int64) * G + duel.j[start]] = duel.p_win[start]
+    if start.size != G * G or np.isnan(p_start).any():
+        raise AssertionError("ten_thousand_duel: every pair must store exactly one turn start")
     ctx.write("ten_thousand_duel_bounds", {
         "rules": name,
         "goal": goal,
@@ -185,6 +195,9 @@ def _write_duel(ctx, rs: RuleSet, duel, goal: int, dice_of, triple_of) -> None:
         "opponent": jj * u,
         "solved_to": duel.kmax.ravel() * u,
         "last_roll": last.ravel() * u,
+        "first_row": first_row,
+        "row_count": row_count,
+        "p_start": p_start,
     })
     from .twoplayer import exceed_table
 

@@ -1,0 +1,133 @@
+"""Warming what a server process serves, once at start, in the background.
+
+Why: a lookup reads a few blocks at random places in the database file.
+When the file's pages are not in the operating system's page cache (a
+machine that sat idle: the kernel reclaims page-cache pages nobody touched
+for a while), each of those reads goes to the disk, and under load the
+first seconds of serving queue behind them (benchmarks/serve.py's cold run).
+Reading the same bytes in order once at start is far cheaper.
+
+- DuckDB: every table is scanned once (one aggregate over all its columns),
+  so its blocks are loaded into this process's buffer pool, where they stay
+  (process memory, bounded by the connection's memory limit).  This is the
+  memory each server process reaches anyway after its first seconds of
+  load; warming only pays for it at once.
+- SQLite: the file is read through once, so its pages are in the page cache
+  (shared by every process; SQLite keeps only a small cache of its own).
+
+Either is skipped, with one line, when it would not fit: a file larger than
+half the memory the system has available.  Lookups are served meanwhile.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+
+#: Bytes read at a time when a SQLite file is read through.
+CHUNK_BYTES = 1 << 20
+
+
+def available_memory_bytes() -> int | None:
+    """MemAvailable of /proc/meminfo (None where there is none)."""
+    try:
+        with open("/proc/meminfo") as meminfo:
+            for line in meminfo:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
+def _quoted(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+class Warmer:
+    """Warms one open database on a daemon thread; ``stop()`` ends it early and silently."""
+
+    def __init__(self, db, say=None):
+        self.db = db
+        self.say = say or (lambda line: print(line, flush=True))
+        self._stop = threading.Event()
+        self._twin = None  # the DuckDB cursor scanning, to interrupt
+        self._thread = threading.Thread(target=self.run, name="dicebase-warm", daemon=True)
+
+    def start(self) -> "Warmer":
+        self._thread.start()
+        return self
+
+    def stop(self, wait: float = 5.0) -> None:
+        self._stop.set()
+        twin = self._twin
+        if twin is not None:
+            twin.interrupt()
+        if self._thread.is_alive():
+            self._thread.join(wait)
+
+    def run(self) -> None:
+        """Warm the database and say, in one line, what it cost (or why it was skipped)."""
+        path = self.db.location.path
+        try:
+            size = os.path.getsize(path)
+        except OSError:
+            return
+        available = available_memory_bytes()
+        if available is not None and size > available / 2:
+            self.say(f"dicebase: the database file ({size / 1e6:,.0f} MB) was not pre-read: it is larger than "
+                     f"half the memory available ({available / 1e6:,.0f} MB); the first lookups read it from disk")
+            return
+        started = time.monotonic()
+        try:
+            if self.db.store == "duckdb":
+                held = self._warm_duckdb()
+                what = f"loaded the tables into memory ({held / 1e6:,.0f} MB in this process)"
+            else:
+                read = self._read_through(path)
+                what = f"read the database file ({read / 1e6:,.0f} MB) into the page cache"
+        except Exception as exc:  # noqa: BLE001 -- warming is an optimisation: never a reason to stop serving
+            if not self._stop.is_set():
+                from dicebase.cli import error_line
+
+                line = error_line(exc)
+                self.say(f"dicebase: warming the database stopped: {line[0] if line else type(exc).__name__}")
+            return
+        if not self._stop.is_set():
+            self.say(f"dicebase: {what} in {time.monotonic() - started:.1f} s")
+
+    def _warm_duckdb(self) -> int:
+        """Scan every table once on a cursor of its own; the bytes the tables then hold in the buffer pool."""
+        twin = self._twin = self.db.for_thread()
+        try:
+            columns: dict[str, list[str]] = {}
+            for table, column in twin.fetchall(
+                "SELECT table_name, column_name FROM duckdb_columns() WHERE schema_name = 'main' "
+                "AND NOT internal ORDER BY table_name, column_index"
+            ):
+                columns.setdefault(table, []).append(column)
+            for table, names in columns.items():
+                if self._stop.is_set():
+                    return 0
+                # hash() of every column reads every block (min, max or count may come from statistics)
+                twin.fetchall(f"SELECT {', '.join(f'max(hash({_quoted(c)}))' for c in names)} FROM {_quoted(table)}")
+            row = twin.fetchone("SELECT memory_usage_bytes FROM duckdb_memory() WHERE tag = 'BASE_TABLE'")
+            return int(row[0]) if row else 0
+        finally:
+            self._twin = None
+            twin.close()
+
+    def _read_through(self, path) -> int:
+        """Read the file once from start to end (into the page cache); the bytes read."""
+        buffer = bytearray(CHUNK_BYTES)
+        done = 0
+        with open(path, "rb", buffering=0) as f:
+            if hasattr(os, "posix_fadvise"):
+                os.posix_fadvise(f.fileno(), 0, 0, os.POSIX_FADV_SEQUENTIAL)
+            while not self._stop.is_set():
+                n = f.readinto(buffer)
+                if not n:
+                    break
+                done += n
+        return done
