@@ -1,5 +1,8 @@
 """Random valid states for "first lookup" figures: a NEW state each call on a warm connection.
 
+``measure(url, games, seed, count)`` is the "new state" figure of benchmarks/lookups.py and
+benchmarks/run.py.
+
 ``draw(game, db, seed, count)`` gives, per lookup kind, ``count`` distinct states the file
 can answer (each tried once on ``db``, so draw them on a connection that is closed before
 timing: the timed connection must not have read them).  States come from the games' own
@@ -11,6 +14,8 @@ public read API is used, with arguments every checkout since 74419e1 accepts.
 from __future__ import annotations
 
 import random
+import statistics
+import time
 from typing import Callable
 
 Lookup = Callable[[object], object]
@@ -123,3 +128,39 @@ def draw(game: str, db, seed: int, count: int) -> dict[str, list[Lookup]]:
             lookups.append(fn)
         drawn[label] = lookups
     return drawn
+
+
+#: lookups of other states asked on the timed connection before timing, per kind
+WARM_STATES = 20
+
+
+def measure(url: str, games, seed: int, count: int) -> dict[tuple[str, str], tuple[int, float, float]]:
+    """(game, kind) -> (states timed, p50 s, p99 s) of one call each for ``count`` new states.
+
+    States are drawn and checked on a connection of their own, closed before the timed one
+    opens; the timed connection first answers WARM_STATES other states of each kind.
+    """
+    import dicebase
+
+    with dicebase.open(url) as scratch:
+        built = set(scratch.games())
+        drawn = {game: draw(game, scratch, seed, WARM_STATES + count) for game in games if game in built}
+    figures = {}
+    with dicebase.open(url) as db:
+        for game, kinds in drawn.items():
+            for label, lookups in kinds.items():
+                warm, timed = lookups[:WARM_STATES], lookups[WARM_STATES:]
+                for fn in warm:
+                    fn(db)
+                samples = []
+                for fn in timed:
+                    started = time.perf_counter()
+                    fn(db)
+                    samples.append(time.perf_counter() - started)
+                if samples:
+                    ordered = sorted(samples)
+                    p99 = ordered[min(len(ordered) - 1, int(round(0.99 * (len(ordered) - 1))))]
+                    figures[(game, label)] = (len(samples), statistics.median(ordered), p99)
+                else:
+                    figures[(game, label)] = (0, float("nan"), float("nan"))
+    return figures
