@@ -258,6 +258,18 @@ def rss_mb(pid: int) -> float:
     return total / 1024
 
 
+def cpu_seconds(pid: int) -> float | None:
+    """CPU time (user + system) the server's processes have used so far, or None where unreadable."""
+    total = 0
+    for p in _server_pids(pid):
+        try:
+            fields = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            return None
+        total += int(fields[11]) + int(fields[12])  # utime, stime (clock ticks)
+    return total / os.sysconf("SC_CLK_TCK")
+
+
 def disk_read_mb(pid: int) -> float | None:
     """Bytes the server's processes have read from the storage device so far (``read_bytes`` of
     /proc/PID/io: page-cache hits do not count), or None where that is not readable."""
@@ -348,9 +360,11 @@ def measure(db: str, workload: str, cache: bool, start: str, workers: int | None
                 get(port, path)
         before = rss_mb(proc.pid)
         read_before = disk_read_mb(proc.pid)
+        cpu_before = cpu_seconds(proc.pid)
         result = wrk(port, Path(f.name), args.clients, args.threads, args.seconds, proc.pid)
         after = rss_mb(proc.pid)
         read_after = disk_read_mb(proc.pid)
+        cpu_after = cpu_seconds(proc.pid)
         os.unlink(f.name)
     finally:
         proc.send_signal(signal.SIGINT)
@@ -363,6 +377,7 @@ def measure(db: str, workload: str, cache: bool, start: str, workers: int | None
             "workers": workers or default_workers(), "warm_seconds": warm_seconds,
             "disk_start": read_before, "disk_run": None if read_before is None else read_after - read_before,
             "distinct": len(paths), "requests": result["requests"],
+            "cpu_ms": None if cpu_before is None else 1000 * (cpu_after - cpu_before) / max(1, result["requests"]),
             "rps": result["requests"] / seconds, "p50": result["p50_us"] / 1000, "p99": result["p99_us"] / 1000,
             "max": result["max_us"] / 1000, "status_4xx": result["status_4xx"], "status_5xx": result["status_5xx"],
             "transport": result["transport_errors"], "hits": result["hits"], "misses": result["misses"],
@@ -371,9 +386,9 @@ def measure(db: str, workload: str, cache: bool, start: str, workers: int | None
 
 # -- the report ----------------------------------------------------------------------------------
 HEADER = ("| database | workload | workers | cache | start | file in page cache | warmed after s | disk MB read: start-up, run | "
-          "distinct states | requests | requests/s | p50 ms | p99 ms | "
+          "distinct states | requests | requests/s | server CPU ms a request | p50 ms | p99 ms | "
           "4xx | 5xx | transport errors | cache hits | server RSS MB start → 1/3 → end |\n"
-          "|---|---|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+          "|---|---|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
 
 
 def _row(r: dict) -> str:
@@ -381,10 +396,12 @@ def _row(r: dict) -> str:
     hits = f"{100 * r['hits'] / answered:.0f}%" if r["cache"] and answered else "off"
     share = "?" if r["in_page_cache"] is None else f"{100 * r['in_page_cache']:.0f}%"
     disk = "?" if r["disk_start"] is None else f"{r['disk_start']:.0f}, {r['disk_run']:.0f}"
+    cpu = "?" if r["cpu_ms"] is None else f"{r['cpu_ms']:.2f}"
     return (f"| `{r['db']}` | {r['workload']} | {r['workers']} | {'on' if r['cache'] else 'off'} | {r['start']} | {share} | "
             f"{r['warm_seconds']:.1f} | {disk} | "
             f"{r['distinct']:,} | "
-            f"{r['requests']:,} | {r['rps']:,.0f} | {r['p50']:.1f} | {r['p99']:.1f} | {r['status_4xx']} | "
+            f"{r['requests']:,} | {r['rps']:,.0f} | {cpu} | "
+            f"{r['p50']:.1f} | {r['p99']:.1f} | {r['status_4xx']} | "
             f"{r['status_5xx']} | {r['transport']} | {hits} | {r['rss_start']:.0f} → {r['rss_third']:.0f} → "
             f"{r['rss_end']:.0f} |")
 
@@ -416,7 +433,9 @@ def section(rows: list[dict], args, command: str) -> str:
         "database) begins with the file's pages dropped from the page cache, as on a machine that sat "
         "idle. Warmed after: seconds from launching the server until every server process had warmed its "
         "database (DuckDB: its tables loaded into the process's buffer pool; SQLite: the file read into "
-        "the page cache). Disk MB read: what the server processes read from the disk (/proc/PID/io "
+        "the page cache). Server CPU ms a request: the CPU time (user + system) of every server process "
+        "during the load, divided by the requests answered; unlike requests/s it hardly depends on what "
+        "else the machine runs, and the cores divided by it bound the requests/s. Disk MB read: what the server processes read from the disk (/proc/PID/io "
         "`read_bytes`) while starting and warming, and during the load.",
         "",
     ]

@@ -180,3 +180,150 @@ def test_rolls_of_a_class_from_the_rules_equal_the_table(built_db):
         assert len(stored) > 40
         for (_rules, n, _t), rolls in stored.items():
             assert dict(_rolls(n)) == rolls
+
+
+# ---------------------------------------------------------------------------------------------
+# Great Rolled Ones: one state, one rowid computed from the rules (which states are stored)
+# ---------------------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def rolled_two_variants(tmp_path_factory):
+    """A small preset variant and a house rule set (four dice, two 1s end the turn, goal 12) in one
+    file, DuckDB and SQLite."""
+    from conftest import invoke_cli
+
+    root = tmp_path_factory.mktemp("rolled")
+    code, text, _ = invoke_cli(["rules", "rolled-ones"])
+    assert code == 0
+    (root / "quick.toml").write_text(
+        text.replace('name = "standard"', 'name = "quick"').replace("dice = 5", "dice = 4")
+        .replace("ones_limit = 3", "ones_limit = 2").replace("goal = 50", "goal = 12")
+        .replace("turn_total_bound = 80", "turn_total_bound = 60").replace("komi_max = 10", "komi_max = 3"))
+    own = ["-o", "rolled-ones.goal=8", "-o", "rolled-ones.turn_total_bound=60", "-o", "rolled-ones.komi_max=2"]
+    paths = {}
+    for store in ("duckdb", "sqlite"):
+        paths[store] = root / f"r.{store}"
+        code, _, err = invoke_cli(["build", "-q", "--db", f"{store}:///{paths[store]}", "--rules", root / "quick.toml", *own])
+        assert code == 0, err
+    return paths
+
+
+def _rolled_cases(q, seed: int, count: int = 400):
+    rng = random.Random(seed)
+    out = []
+    for v in q.variants():
+        for _ in range(count):
+            out.append((rng.randint(1, 2), rng.randrange(v.goal),
+                        rng.randrange(v.goal + (v.turn_total_bound if rng.random() < 0.2 else 0)),
+                        rng.randrange(v.turn_total_bound + 1), rng.randrange(v.ones_limit), v.name))
+    return out
+
+
+def _rolled_answers(db, cases):
+    out = []
+    for p, i, j, k, o, name in cases:
+        try:
+            out.append((db.rolled_ones.best(p, i, j, k, o, variant=name),
+                        db.rolled_ones.policy("keep-pace-end-race", p, i, j, k, o, variant=name)))
+        except BadInput as exc:
+            out.append(str(exc))
+    return out
+
+
+def test_rolled_ones_positions_are_the_rows_the_build_wrote(rolled_two_variants):
+    """Every stored state of both variants is at the rowid the query layer computes for it, and the
+    answers equal the key filter's and SQLite's."""
+    path = rolled_two_variants["duckdb"]
+    with duckdb.connect(str(path), read_only=True) as con:
+        rows = con.execute("SELECT rowid, variant, p, i, j, k, o FROM rolled_ones_states").fetchall()
+    with dicebase.open(path) as db:
+        q = db.rolled_ones
+        variants = {v.name: v for v in q.variants()}
+        assert sorted(variants) == ["goal8-dice5-ones3", "quick"]
+        assert all(q._position(variants[name], tuple(key)) == rowid for rowid, name, *key in rows)
+        for v in variants.values():  # player 2 more than one roll past the goal: not stored, no position
+            assert q._position(v, (2, v.goal - 1, 0, v.turn_total_bound, 0)) is None
+        cases = _rolled_cases(q, 3)
+        got = _rolled_answers(db, cases)
+        assert sum(not isinstance(a, str) for a in got) > 300
+        assert q.misplaced == []
+    with dicebase.open(path) as db:
+        db.rolled_ones._bases.update({name: None for name in variants})  # key filters only
+        assert _rolled_answers(db, cases) == got
+    with dicebase.open(f"sqlite:///{rolled_two_variants['sqlite']}") as db:
+        assert _rolled_answers(db, cases) == got
+
+
+def test_rolled_ones_rows_not_where_the_build_put_them_are_read_by_key(rolled_two_variants, tmp_path):
+    """Variants stored in the other order: the rowid computed lands on another variant's row, which
+    the read notices (its key differs) and answers by key filter."""
+    src = rolled_two_variants["duckdb"]
+    with dicebase.open(src) as db:
+        cases = _rolled_cases(db.rolled_ones, 4)
+        want = _rolled_answers(db, cases)
+    path = _tampered(src, tmp_path, _reorder("rolled_ones_states", "variant DESC, p, i, j, k, o"))
+    with dicebase.open(path) as db:
+        assert _rolled_answers(db, cases) == want
+        assert db.rolled_ones.misplaced
+
+
+# ---------------------------------------------------------------------------------------------
+# Threes: threes_win by position (chances, p_win)
+# ---------------------------------------------------------------------------------------------
+def _threes_answers(db):
+    q = db.threes
+    out = []
+    for v in q.variants():
+        for ties in q._built[v.name].ties:
+            for dice in range(1, v.dice + 1):
+                for flag in (False, True):
+                    try:
+                        out.append(q.chances(v.name, dice, ties=ties, must_keep_two=flag))
+                    except BadInput as exc:
+                        out.append(str(exc))
+            rng = random.Random(len(out))
+            for _ in range(150):
+                kw = dict(variant=v.name, score=rng.randint(0, 15), ties=ties,
+                          players_after=rng.randint(0, q._built[v.name].max_players_after),
+                          must_keep_two=rng.random() < 0.3)
+                if rng.random() < 0.7:
+                    kw["to_beat"] = rng.randint(0, 20)
+                try:
+                    out.append(q.p_win(rng.randint(0, v.dice), **kw))
+                except (BadInput, dicebase.NotInDatabase) as exc:
+                    out.append(str(exc))
+    return out
+
+
+def test_threes_positions_are_the_rows_the_build_wrote(built_db):
+    """Every threes_win row is at the rowid the query layer computes for it; chances and p_win
+    equal the key filter's and SQLite's."""
+    path = built_db(("threes",))
+    with duckdb.connect(str(path), read_only=True) as con:
+        rows = con.execute("SELECT rowid, variant, ties, players_after, to_beat, dice_left, must_keep_two, score "
+                           "FROM threes_win").fetchall()
+    with dicebase.open(path) as db:
+        q = db.threes
+        for rowid, name, ties, m, b, d, f, s in rows:
+            assert q._win_positions(q.variant(name), ties, m, [(b, d, f, s)]) == [rowid]
+        got = _threes_answers(db)
+        assert sum(not isinstance(a, str) for a in got) > 200
+        assert q.misplaced == []
+    with dicebase.open(path) as db:
+        db.threes._win_blocks = {}  # no block known: key filters
+        assert _threes_answers(db) == got
+    with dicebase.open(f"sqlite:///{built_db(('threes',), kind='sqlite')}") as db:
+        assert _threes_answers(db) == got
+
+
+@pytest.mark.parametrize("order", ["variant DESC, ties, players_after, to_beat, dice_left, must_keep_two, score",
+                                   "variant, ties, players_after, to_beat, dice_left, must_keep_two, score"])
+def test_threes_rows_not_where_the_build_put_them_are_read_by_key(built_db, tmp_path, order):
+    """Blocks in another order (found again by one scan) or rows in key order (not the build's
+    order): the same answers, and the reads notice."""
+    src = built_db(("threes",))
+    with dicebase.open(src) as db:
+        want = _threes_answers(db)
+    path = _tampered(src, tmp_path, _reorder("threes_win", order))
+    with dicebase.open(path) as db:
+        assert _threes_answers(db) == want
+        assert db.threes.misplaced
