@@ -251,3 +251,23 @@ def test_the_watchdog_is_started_again_after_a_fork(dbs):
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert proc.stdout.strip() == "7", (proc.stdout, proc.stderr)
+
+
+@pytest.mark.parametrize("store", STORES)
+def test_a_programs_own_sigint_handler_decides(dbs, store):
+    # A handler that only records Ctrl-C: the query is not stopped by it (the time limit ends it).
+    code = (
+        "import os, signal, threading, dicebase\n"
+        "seen = []\n"
+        "signal.signal(signal.SIGINT, lambda number, frame: seen.append(number))\n"
+        f"db = dicebase.open({_url(dbs, store)!r}, timeout=2.0)\n"
+        "threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGINT)).start()\n"
+        "try:\n"
+        f"    db.run_sql({ENDLESS!r})\n"
+        "except dicebase.QueryTimeout:\n"
+        "    print('timeout', seen)\n"
+        "db.close()\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0 and proc.stderr == "", proc.stderr
+    assert proc.stdout.strip() == f"timeout [{int(signal.SIGINT)}]", proc.stdout

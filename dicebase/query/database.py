@@ -377,7 +377,8 @@ class _Watchdog:
         signals = data.replace(b"\0", b"")
         if not signals:
             return
-        if signal.SIGINT in signals:
+        if signal.SIGINT in signals and signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+            # (a handler of the program's own decides for itself what Ctrl-C does)
             main = self.main
             if main is not None and main[1].reason is None:
                 main[1].reason = "ctrl-c"
