@@ -3,11 +3,19 @@
     python benchmarks/lookups.py --db db/dicebase.duckdb --db db/dicebase.sqlite
 
 Every game built into a file is measured with its BENCH_LOOKUPS (in-process) and BENCH_CLI
-(the `dicebase` command, process start to exit).  In-process figures come twice: "repeat" is
-the same lookup again on one open connection (what a server or a script sees: the
-connection remembers its reads), "uncached" drops what the connection remembers before each
-call (the first lookup of a state).  A lookup the file cannot answer (a smaller build, e.g.
-the 10,000 two-player game to 2,000 where the probe asks about 9,000) is listed as n/a.
+(the `dicebase` command, process start to exit).  In-process figures come three ways:
+
+- "new state": each call asks a state not asked before, on a warm connection (one that has
+  answered other states: its small tables are read).  This is the first lookup of a state in
+  a server or a script.  The states are random (benchmarks/states.py, fixed --seed), drawn and
+  checked on a connection of their own that is closed before the timed one opens, so the
+  timed connection has read none of them; --states of them per kind, one call each.
+- "repeat": the same lookup again on one open connection (the connection remembers its reads).
+- "uncached": the same lookup after dropping everything the connection remembers, its small
+  tables included (``forget_reads``).
+
+A lookup the file cannot answer (a smaller build, e.g. the 10,000 two-player game to 2,000
+where the probe asks about 9,000) is listed as n/a.
 
 Before and after (issue 12 §4), on the same machine in the same session: build a database
 with the older checkout, measure it with that checkout's code, then this one's:
@@ -18,7 +26,8 @@ with the older checkout, measure it with that checkout's code, then this one's:
     python benchmarks/lookups.py --db db/dicebase.duckdb --before /tmp/before.json --out /tmp/lookups.md
 
 (add the SQLite files the same way, `--db ...sqlite`).  An older checkout without the memo measures
-the same thing as "repeat" and "uncached".  Nothing here is a test.
+the same thing as "repeat" and "uncached" (it remembers nothing); "new state" asks it the same
+states as this checkout.  Nothing here is a test.
 """
 
 from __future__ import annotations
@@ -32,6 +41,7 @@ from datetime import date
 from pathlib import Path
 
 from run import CODE, machine, time_cli, time_lookup  # run.py reads --code from sys.argv as well
+from states import WARM_STATES, measure
 
 GAMES = ("threes", "rolled_ones", "ten_thousand")
 
@@ -55,6 +65,8 @@ def main() -> None:
     parser.add_argument("--games", nargs="*", default=list(GAMES))
     parser.add_argument("--repeat", type=int, default=2000, help="in-process lookups per measurement")
     parser.add_argument("--cli-repeat", type=int, default=15, help="CLI runs per command")
+    parser.add_argument("--states", type=int, default=300, help="new states timed per lookup kind")
+    parser.add_argument("--seed", type=int, default=12, help="seed of the random new states")
     parser.add_argument("--code", default=None, metavar="PATH", help="measure the dicebase of another checkout")
     parser.add_argument("--json-out", default=None, metavar="PATH", help="write every figure as JSON")
     parser.add_argument("--before", default=None, metavar="PATH", help="JSON from an older checkout: a before column")
@@ -74,8 +86,10 @@ def main() -> None:
         f"Measured {date.today().isoformat()} on {machine()}, dicebase {dicebase.__version__} from {CODE}, "
         f"by `python benchmarks/lookups.py {' '.join(sys.argv[1:])}`.",
         "",
-        f"In-process: {args.repeat} calls after one warm-up call on an open read-only connection; "
-        "\"repeat\" asks the same again, \"uncached\" first drops what the connection remembers. "
+        f"In-process, on an open read-only connection: \"new state\": {args.states} random states per kind "
+        f"(seed {args.seed}), one call each, after {WARM_STATES} other states; "
+        f"\"repeat\": {args.repeat} calls of one lookup after one warm-up call; \"uncached\": the same, "
+        "dropping what the connection remembers before each call. "
         f"CLI: {args.cli_repeat} runs of `dicebase ... --db FILE`, process start to exit, with the checkout's "
         "bytecode compiled (as after pip install or a first run).",
         "",
@@ -92,6 +106,14 @@ def main() -> None:
         if not rest:  # a plain path: the store by its suffix, as dicebase reads it
             store, rest = ("sqlite" if Path(db_path).suffix in (".sqlite", ".sqlite3", ".db") else "duckdb"), db_path
         path = Path(rest).resolve()
+        for (game, label), (n, p50, p99) in measure(f"{store}:///{path}", args.games, args.seed, args.states).items():
+            if not n:
+                emit(f"| {game} | `{label}` | {store} in-process, new state | n/a | n/a |" + (" |" if before else ""))
+                continue
+            key = f"lookup {game} {label} {store} new state"
+            figures[key] = p50 * 1e3
+            emit(f"| {game} | `{label}` ({n} states) | {store} in-process, new state | {p50 * 1e3:.3f} | "
+                 f"{p99 * 1e3:.3f} |" + cell(key))
         with dicebase.open(f"{store}:///{path}") as db:
             built = set(db.games())
             for game in args.games:
@@ -125,11 +147,13 @@ def main() -> None:
                      f"{p99 * 1e3:.1f} |" + cell(key))
     slowest = {}
     for key, value in figures.items():
-        kind = "cli" if key.startswith("cli") else "lookup uncached" if key.endswith("uncached") else "lookup"
+        kind = ("cli" if key.startswith("cli") else "lookup uncached" if key.endswith("uncached")
+                else "lookup new state" if key.endswith("new state") else "lookup")
         store = "sqlite" if " sqlite" in key else "duckdb"
         slowest[(kind, store)] = max(slowest.get((kind, store), 0.0), value)
     lines += ["", "| slowest | store | p50 ms | target ms |", "|---|---|---:|---:|"]
-    targets = {("lookup", "duckdb"): 1.0, ("lookup", "sqlite"): 0.1, ("cli", "duckdb"): 250.0, ("cli", "sqlite"): 120.0}
+    targets = {("lookup", "duckdb"): 1.0, ("lookup", "sqlite"): 0.1, ("lookup new state", "duckdb"): 1.0,
+               ("lookup new state", "sqlite"): 0.1, ("cli", "duckdb"): 250.0, ("cli", "sqlite"): 120.0}
     for (kind, store), value in sorted(slowest.items()):
         target = targets.get((kind, store))
         lines.append(f"| {kind} | {store} | {value:.3f} | {'' if target is None else f'< {target:g}'} |")

@@ -140,6 +140,8 @@ TARGETS = [
     (12, "whole default build (every game), DuckDB", "build all duckdb", 120.0, "s"),
     (12, "every lookup p50 in-process, DuckDB (slowest)", "lookup-all duckdb", 1.0, "ms"),
     (12, "every lookup p50 in-process, SQLite (slowest)", "lookup-all sqlite", 0.1, "ms"),
+    (12, "first lookup of a new state p50 in-process, DuckDB (slowest kind)", "lookup-new duckdb", 1.0, "ms"),
+    (12, "first lookup of a new state p50 in-process, SQLite (slowest kind)", "lookup-new sqlite", 0.1, "ms"),
     (12, "every CLI lookup end to end p50, DuckDB (slowest)", "cli-all duckdb", 0.25, "s"),
     (12, "every CLI lookup end to end p50, SQLite (slowest)", "cli-all sqlite", 0.12, "s"),
 ]
@@ -163,6 +165,7 @@ def main() -> None:
     parser.add_argument("--no-sqlite-for", nargs="*", default=[], help="games not built into SQLite (size/time)")
     parser.add_argument("--repeat", type=int, default=2000, help="in-process lookups per measurement")
     parser.add_argument("--cli-repeat", type=int, default=15)
+    parser.add_argument("--states", type=int, default=300, help="new states timed per lookup kind")
     parser.add_argument("--out", default=str(ROOT / "BENCHMARKS.md"))
     parser.add_argument("--note", default="", help="conditions of this run, printed under the header")
     parser.add_argument("--threads", type=int, default=None, help="build threads (default: every core)")
@@ -199,7 +202,8 @@ def main() -> None:
         "",
         f"In-process: {args.repeat} calls after one warm-up call, on an open read-only connection "
         "(\"uncached\": the connection's remembered reads dropped before each call; the before column "
-        "has the older code's one figure, which remembered nothing). "
+        "has the older code's one figure, which remembered nothing); \"new state\": "
+        f"{args.states} random states per kind, one call each, on a warm connection (benchmarks/states.py). "
         f"CLI: {args.cli_repeat} runs of the installed `dicebase` command, process start to exit, "
         "bytecode compiled.",
         "",
@@ -247,6 +251,17 @@ def main() -> None:
                     for t in info["tables"]
                     if t["game"] == game
                 ]
+    from states import measure
+
+    for (game, store), path in paths.items():
+        for (_, label), (n, p50, p99) in measure(f"{store}:///{path}", [game], 12, args.states).items():
+            key = f"lookup {game} {label} {store} new state"
+            if n:
+                figures[key] = p50 * 1e3
+                measured[f"lookup-new {store}"] = max(measured.get(f"lookup-new {store}", 0.0), p50 * 1e3)
+            lookup_lines.append(f"| {game} | `{label}` ({n} states) | {store} in-process, new state | "
+                                f"{p50 * 1e3:.3f} | {p99 * 1e3:.3f} |" + _before(before, key, "{:.3f}"))
+            print(lookup_lines[-1], flush=True)
     for game in games:
         module = __import__(f"dicebase.query.{game}", fromlist=["BENCH_LOOKUPS"])
         for label, fn in getattr(module, "BENCH_LOOKUPS", []):

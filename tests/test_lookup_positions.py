@@ -264,3 +264,66 @@ def test_rolled_ones_rows_not_where_the_build_put_them_are_read_by_key(rolled_tw
     with dicebase.open(path) as db:
         assert _rolled_answers(db, cases) == want
         assert db.rolled_ones.misplaced
+
+
+# ---------------------------------------------------------------------------------------------
+# Threes: threes_win by position (chances, p_win)
+# ---------------------------------------------------------------------------------------------
+def _threes_answers(db):
+    q = db.threes
+    out = []
+    for v in q.variants():
+        for ties in q._built[v.name].ties:
+            for dice in range(1, v.dice + 1):
+                for flag in (False, True):
+                    try:
+                        out.append(q.chances(v.name, dice, ties=ties, must_keep_two=flag))
+                    except BadInput as exc:
+                        out.append(str(exc))
+            rng = random.Random(len(out))
+            for _ in range(150):
+                kw = dict(variant=v.name, score=rng.randint(0, 15), ties=ties,
+                          players_after=rng.randint(0, q._built[v.name].max_players_after),
+                          must_keep_two=rng.random() < 0.3)
+                if rng.random() < 0.7:
+                    kw["to_beat"] = rng.randint(0, 20)
+                try:
+                    out.append(q.p_win(rng.randint(0, v.dice), **kw))
+                except (BadInput, dicebase.NotInDatabase) as exc:
+                    out.append(str(exc))
+    return out
+
+
+def test_threes_positions_are_the_rows_the_build_wrote(built_db):
+    """Every threes_win row is at the rowid the query layer computes for it; chances and p_win
+    equal the key filter's and SQLite's."""
+    path = built_db(("threes",))
+    with duckdb.connect(str(path), read_only=True) as con:
+        rows = con.execute("SELECT rowid, variant, ties, players_after, to_beat, dice_left, must_keep_two, score "
+                           "FROM threes_win").fetchall()
+    with dicebase.open(path) as db:
+        q = db.threes
+        for rowid, name, ties, m, b, d, f, s in rows:
+            assert q._win_positions(q.variant(name), ties, m, [(b, d, f, s)]) == [rowid]
+        got = _threes_answers(db)
+        assert sum(not isinstance(a, str) for a in got) > 200
+        assert q.misplaced == []
+    with dicebase.open(path) as db:
+        db.threes._win_blocks = {}  # no block known: key filters
+        assert _threes_answers(db) == got
+    with dicebase.open(f"sqlite:///{built_db(('threes',), kind='sqlite')}") as db:
+        assert _threes_answers(db) == got
+
+
+@pytest.mark.parametrize("order", ["variant DESC, ties, players_after, to_beat, dice_left, must_keep_two, score",
+                                   "variant, ties, players_after, to_beat, dice_left, must_keep_two, score"])
+def test_threes_rows_not_where_the_build_put_them_are_read_by_key(built_db, tmp_path, order):
+    """Blocks in another order (found again by one scan) or rows in key order (not the build's
+    order): the same answers, and the reads notice."""
+    src = built_db(("threes",))
+    with dicebase.open(src) as db:
+        want = _threes_answers(db)
+    path = _tampered(src, tmp_path, _reorder("threes_win", order))
+    with dicebase.open(path) as db:
+        assert _threes_answers(db) == want
+        assert db.threes.misplaced

@@ -477,7 +477,36 @@ def main(argv: list[str] | None = None) -> None:
             line = (f"internal error ({type(exc).__name__}: {exc}); please report it with the command you ran "
                     "(DICEBASE_DEBUG=1 shows the traceback)", 1)
         _fail(*line)
+    if argv is None and _reads_only(args):
+        _exit_now(code)
     sys.exit(code)
+
+
+#: Commands that only read: once their output is written this process has nothing left to do.
+READ_ONLY_COMMANDS = {"threes", "rolled-ones", "ten-thousand", "info", "schema", "sql", "verify", "rules"}
+
+
+def _reads_only(args: list[str]) -> bool:
+    """Whether ``args`` run a read-only command, in a process nobody profiles or traces."""
+    name = next((arg for arg in args if not arg.startswith("-")), None)
+    return name in READ_ONLY_COMMANDS and sys.getprofile() is None and sys.gettrace() is None
+
+
+def _exit_now(code: int) -> None:
+    """Flush the output and end the process without the interpreter's teardown.
+
+    A read-only command has closed its database and written its answer; tearing down
+    every module and DuckDB's engine would add about 15 ms to a lookup's end to end
+    time (the console script only: ``main(argv)`` called from Python returns as usual).
+    """
+    import os
+
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # a closed pipe (already reported) or a closed stream
+            pass
+    os._exit(code)
 
 
 def _flush_stdout() -> None:

@@ -1,25 +1,30 @@
 """A read-only connection to a dicebase file, DuckDB or SQLite, behind one interface.
 
-Every query runs on one worker thread per database while the caller waits
-for it; so Ctrl-C (which the waiting thread receives) and the time limit
-both stop a query through the engine's own ``interrupt()``, within a
-fraction of a second, on both stores and in any thread.  A memory ceiling
-(DuckDB ``memory_limit`` without spilling to disk, SQLite's length limit)
-and a row ceiling on ``run_sql`` keep one query from exhausting the machine.
-Every engine error reaches the caller as a ``DicebaseError`` subclass.
+Every query runs on the caller's own thread, within a time limit that Ctrl-C
+and ``interrupt()`` can cut short: SQLite checks a deadline and a stop flag
+in its progress handler; for DuckDB one watchdog thread per process calls the
+engine's ``interrupt()`` when a query passes its deadline, and, while the main
+thread runs a query, when Ctrl-C arrives (it learns of it through
+``signal.set_wakeup_fd``).  A memory ceiling (DuckDB ``memory_limit`` without
+spilling to disk, SQLite's length limit) and a row ceiling on ``run_sql`` keep
+one query from exhausting the machine.  Every engine error reaches the caller
+as a ``DicebaseError`` subclass.
 """
 
 from __future__ import annotations
 
-import concurrent.futures
 import errno
 import json
 import os
 import re
+import select
+import signal
 import sqlite3
 import threading
+import weakref
 from functools import cached_property
 from pathlib import Path
+from time import monotonic, sleep
 from typing import Any, Callable
 
 from dicebase import SCHEMA_VERSION
@@ -56,6 +61,12 @@ MAX_RESULT_ROWS = 1_000_000
 SQLITE_BUSY_SECONDS = 2.0
 #: Most rows ``Database.read`` keeps per connection; past it the remembered reads are dropped.
 READ_MEMO_ROWS = 200_000
+#: SQLite virtual-machine steps between two calls of the progress handler that checks the
+#: deadline and the stop flag (a lookup takes fewer: it never calls back into Python).
+SQLITE_PROGRESS_STEPS = 10_000
+#: Seconds between the watchdog's repeated interrupts of a DuckDB query it has stopped
+#: (an interrupt that lands just before the engine starts the query is forgotten by it).
+STOP_REPEAT_SECONDS = 0.05
 _UNREAD = object()  # Database.read: no remembered result for this key
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
@@ -234,6 +245,25 @@ def classify(exc: BaseException, loc: Location) -> DicebaseError:
     return QueryFailed(message)
 
 
+def duckdb_engine():
+    """DuckDB's compiled engine module, ``_duckdb`` (the ``duckdb`` package wraps it), else ``duckdb``.
+
+    A read-only connection needs nothing of the wrapper, whose import (the relation and
+    expression APIs, and its own version through importlib.metadata) took about 50 of the
+    110 ms a CLI lookup spent importing (``python -X importtime``, fastest of 12 runs).
+    Connections, cursors and error classes are the engine's own either way.
+    """
+    try:
+        import _duckdb
+    except ImportError:  # another layout (duckdb < 1.4 named it duckdb.duckdb)
+        _duckdb = None
+    if _duckdb is not None and hasattr(_duckdb, "connect") and hasattr(_duckdb, "Error"):
+        return _duckdb
+    import duckdb
+
+    return duckdb
+
+
 def _store_name(loc: Location) -> str:
     return "DuckDB" if loc.store == "duckdb" else "SQLite"
 
@@ -254,6 +284,134 @@ def _sniff(loc: Location) -> None:
         raise NotADicebaseDatabase(f"{path} is not a DuckDB database file (nor a dicebase database)")
     if loc.store == "sqlite" and head and not head.startswith(SQLITE_MAGIC):
         raise NotADicebaseDatabase(f"{path} is not a SQLite database file (nor a dicebase database)")
+
+
+class _Run:
+    """One query in progress: its connection, deadline (monotonic seconds, or None) and why it is being stopped."""
+
+    __slots__ = ("con", "deadline", "reason")
+
+    def __init__(self, con, deadline: float | None):
+        self.con = con
+        self.deadline = deadline
+        self.reason: str | None = None  # "timeout", "interrupt" (Database.interrupt) or "ctrl-c"
+
+    def stop(self, db: "Database") -> None:
+        """The engine's interrupt(), if this is still the query ``db`` runs (never the next one)."""
+        with db._state:
+            if db._running is self:
+                self.con.interrupt()
+
+
+class _Watchdog:
+    """The one thread that stops DuckDB queries for every Database in the process.
+
+    It sleeps until the earliest deadline of the queries running (or until woken
+    through its pipe) and then calls the engine's ``interrupt()`` on those past
+    their deadline, again every STOP_REPEAT_SECONDS until they end.  While the
+    main thread runs a query, the pipe is also the signal wakeup fd: Ctrl-C
+    writes SIGINT's number into it, which the main thread, blocked inside the
+    engine, cannot see until the query ends.  A query start costs an attribute
+    store and a comparison; the thread is woken only when a query's deadline
+    comes before the time it will wake anyway.
+    """
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._databases: weakref.WeakSet[Database] = weakref.WeakSet()
+        self.wake_at = float("inf")  # when the thread next looks (read without the lock; see Database._run)
+        self.main: tuple[Database, _Run] | None = None  # the query the main thread runs, for Ctrl-C
+        self.forward_fd = -1  # the wakeup fd someone else had set; signal numbers are passed on to it
+        self._read_fd, self.write_fd = os.pipe()
+        os.set_blocking(self._read_fd, False)
+        os.set_blocking(self.write_fd, False)  # set_wakeup_fd requires it; a full pipe just drops a byte
+        self._thread = threading.Thread(target=self._loop, name="dicebase-watchdog", daemon=True)
+        self._thread.start()
+
+    def watch(self, db: "Database") -> None:
+        with self._lock:
+            self._databases.add(db)
+
+    def wake(self) -> None:
+        try:
+            os.write(self.write_fd, b"\0")
+        except BlockingIOError:  # the pipe is full of wake-ups already
+            pass
+
+    def _loop(self) -> None:
+        while True:
+            wait = self._stop_due()
+            ready, _, _ = select.select([self._read_fd], [], [], wait)
+            if ready:
+                self._read_signals()
+
+    def _stop_due(self) -> float | None:
+        """Stop every query past its deadline or asked to stop; the seconds until the next look.
+
+        (A method of its own so that no connection stays referenced from the sleeping
+        thread's frame: the engine's objects are freed at exit.)
+        """
+        with self._lock:
+            self.wake_at = float("inf")  # before the scan: a query starting during it wakes us
+            now = monotonic()
+            soonest = float("inf")
+            for db in list(self._databases):
+                run = db._running
+                if run is None:
+                    continue
+                if run.reason is None and run.deadline is not None and now >= run.deadline:
+                    run.reason = "timeout"
+                if run.reason is not None:
+                    run.stop(db)
+                    soonest = min(soonest, now + STOP_REPEAT_SECONDS)
+                elif run.deadline is not None:
+                    soonest = min(soonest, run.deadline)
+            self.wake_at = soonest
+        return None if soonest == float("inf") else max(0.0, soonest - monotonic())
+
+    def _read_signals(self) -> None:
+        try:
+            data = os.read(self._read_fd, 4096)
+        except BlockingIOError:
+            return
+        signals = data.replace(b"\0", b"")
+        if not signals:
+            return
+        if signal.SIGINT in signals and signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+            # (a handler of the program's own decides for itself what Ctrl-C does)
+            main = self.main
+            if main is not None and main[1].reason is None:
+                main[1].reason = "ctrl-c"
+        if self.forward_fd >= 0:  # e.g. an asyncio loop's: it learns which signals came
+            try:
+                os.write(self.forward_fd, signals)
+            except OSError:
+                pass
+
+
+_watchdog: _Watchdog | None = None
+_watchdog_lock = threading.Lock()
+
+
+def _the_watchdog() -> _Watchdog:
+    global _watchdog
+    if _watchdog is None:
+        with _watchdog_lock:
+            if _watchdog is None:
+                _watchdog = _Watchdog()
+    return _watchdog
+
+
+def _forget_watchdog_in_child() -> None:
+    global _watchdog, _watchdog_lock
+    _watchdog = None  # its thread did not survive the fork; the child starts its own when needed
+    _watchdog_lock = threading.Lock()
+
+
+_MAIN_THREAD = threading.main_thread().ident
+
+
+os.register_at_fork(after_in_child=_forget_watchdog_in_child)
 
 
 class Database:
@@ -279,9 +437,8 @@ class Database:
         self.max_rows = max_rows
         self.memory_limit = memory_limit
         self._con = None
-        self._worker: concurrent.futures.ThreadPoolExecutor | None = None
-        self._interrupted_by: str | None = None
-        self._lock = threading.Lock()
+        self._running: _Run | None = None  # the query in progress (set and cleared by the thread running it)
+        self._state = threading.Lock()  # orders a query's end against the watchdog's and interrupt()'s stop
         self._memo: dict[tuple, Any] = {}  # Database.read: (sql, params, into) -> result
         self._memo_rows = 0
         path = location.path
@@ -308,8 +465,7 @@ class Database:
     def _connect(self, memory_limit: str) -> None:
         loc = self.location
         if loc.store == "duckdb":
-            import duckdb
-
+            duckdb = duckdb_engine()
             try:
                 self._con = duckdb.connect(
                     str(loc.path),
@@ -322,6 +478,7 @@ class Database:
                 )
             except duckdb.Error as exc:
                 raise classify(exc, loc) from None
+            _the_watchdog().watch(self)
         else:
             uri = Path(loc.path).resolve().as_uri() + "?mode=ro"
             try:
@@ -332,6 +489,7 @@ class Database:
                 self._con.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, SQLITE_MAX_LENGTH)
             self._guard = _SqliteGuard()
             self._con.set_authorizer(self._guard)
+            self._con.set_progress_handler(self._progress, SQLITE_PROGRESS_STEPS)
 
     def _check_version(self) -> None:
         path = self.location.path
@@ -357,55 +515,90 @@ class Database:
         return self.location.store
 
     def _run(self, work: Callable[[Any], Any]) -> Any:
-        """Run ``work(connection)`` on the worker thread, within the time limit.
+        """``work(connection)`` on this thread, within the time limit.
 
-        Ctrl-C (KeyboardInterrupt in the waiting thread) and the time limit
-        stop the query with the engine's interrupt(); engine errors become
-        DicebaseError subclasses.
+        The time limit, ``interrupt()`` and Ctrl-C stop the query through the
+        engine (SQLite's progress handler, DuckDB's interrupt() from the
+        watchdog); engine errors become DicebaseError subclasses and Ctrl-C
+        stays KeyboardInterrupt.
         """
         con = self._con
         if con is None:
             raise DatabaseClosed("the database is closed; open it again with dicebase.open(...)")
-        with self._lock:
-            if self._worker is None:
-                self._worker = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="dicebase-query")
-            worker = self._worker
-        self._interrupted_by = None
-        future = worker.submit(self._guarded, work, con)
-        try:
-            return future.result(timeout=self.timeout)
-        except concurrent.futures.TimeoutError:
-            self._stop(future, "timeout")
-            raise QueryTimeout(
-                f"the query ran longer than {self.timeout:g} s and was stopped; nothing was changed"
-            ) from None
-        except KeyboardInterrupt:
-            self._stop(future, "ctrl-c")
-            raise
-
-    def _stop(self, future, why: str) -> None:
-        self._interrupted_by = why
-        self._con.interrupt()
-        try:
-            future.result(timeout=5)
-        except BaseException:  # the interrupted query's own error: the caller gets ours
-            pass
-
-    def _guarded(self, work, con):
+        timeout = self.timeout
+        run = _Run(con, None if timeout is None else monotonic() + timeout)
         if self.store == "sqlite":
             self._guard.refusal = None
+            self._running = run  # read by _progress, which SQLite calls on this thread
+            try:
+                return self._in_time(work(con), run)
+            except DicebaseError:
+                raise
+            except Exception as exc:
+                raise self._translate(exc, run) from None
+            finally:
+                with self._state:
+                    self._running = None
+        watchdog = _the_watchdog()
+        self._running = run
+        if run.deadline is not None and run.deadline < watchdog.wake_at:
+            watchdog.wake()  # it sleeps past this deadline: let it look again
+        previous = None
+        if threading.get_ident() == _MAIN_THREAD:
+            # The main thread sits inside DuckDB until the query ends, so Ctrl-C reaches the
+            # watchdog through the signal wakeup fd, and it interrupts the query.
+            try:
+                previous = signal.set_wakeup_fd(watchdog.write_fd, warn_on_full_buffer=False)
+            except ValueError:  # not the main interpreter
+                previous = None
+            else:
+                watchdog.forward_fd = previous if previous != watchdog.write_fd else -1
+                watchdog.main = (self, run)
         try:
-            return work(con)
+            return self._in_time(work(con), run)
         except DicebaseError:
             raise
         except Exception as exc:
-            raise self._translate(exc) from None
+            raise self._translate(exc, run) from None
+        finally:
+            with self._state:
+                self._running = None
+            if previous is not None:
+                watchdog.main = None
+                signal.set_wakeup_fd(previous)
 
-    def _translate(self, exc: Exception) -> DicebaseError:
-        if _kind(exc) == "interrupt":
-            if self._interrupted_by == "interrupt":
+    def _in_time(self, result: Any, run: _Run) -> Any:
+        """``result``, unless the query ended past its deadline before anything stopped it (the
+        watchdog wakes, and SQLite calls _progress, only so often): the limit holds either way."""
+        if run.deadline is not None and monotonic() > run.deadline:
+            raise self._timeout()
+        return result
+
+    def _timeout(self) -> QueryTimeout:
+        return QueryTimeout(f"the query ran longer than {self.timeout:g} s and was stopped; nothing was changed")
+
+    def _progress(self) -> int:
+        """SQLite's progress handler: non-zero stops the running statement."""
+        run = self._running
+        if run is None:
+            return 0
+        if run.reason is None:
+            if run.deadline is None or monotonic() < run.deadline:
+                return 0
+            run.reason = "timeout"
+        return 1
+
+    def _translate(self, exc: Exception, run: _Run | None = None) -> DicebaseError:
+        if _kind(exc) == "interrupt" or (isinstance(exc, RuntimeError) and str(exc) == "Query interrupted"):
+            why = run.reason if run is not None else "interrupt"
+            if why == "interrupt":
                 return QueryInterrupted("the query was interrupted; nothing was changed")
-            return QueryTimeout("the query was stopped; nothing was changed")
+            if why == "timeout":
+                return self._timeout()
+            # Ctrl-C: the watchdog stopped the query, or the engine ran Python's SIGINT handler
+            # itself (DuckDB's own check, a SQLite progress handler) and the KeyboardInterrupt
+            # it raised there was replaced by the engine's error.
+            raise KeyboardInterrupt
         if self.store == "sqlite" and self._guard.refusal:
             return ReadOnlyViolation(f"refused: {self._guard.refusal}; the sql command runs read-only statements")
         if isinstance(exc, (TypeError, ValueError, OverflowError)) or (
@@ -419,9 +612,18 @@ class Database:
     def interrupt(self) -> None:
         """Stop the running query from another thread; it raises QueryInterrupted."""
         con = self._con
-        if con is not None:
-            self._interrupted_by = "interrupt"
+        if con is None:
+            return
+        run = self._running
+        if run is None:  # a cursor from execute(), or no query: the engine's interrupt as it is
             con.interrupt()
+            return
+        if run.reason is None:
+            run.reason = "interrupt"
+        if self.store == "duckdb":
+            _the_watchdog().wake()  # it interrupts the query, again until it ends
+        else:
+            run.stop(self)  # and _progress refuses to go on
 
     def execute(self, sql: str, params: tuple | list = ()):
         """A cursor over the rows of one statement (for streaming large results; no time limit)."""
@@ -514,10 +716,10 @@ class Database:
         twin = object.__new__(Database)
         twin.__dict__.update({k: v for k, v in self.__dict__.items() if k not in ("_con", *_PER_CONNECTION)})
         twin._con = self._con.cursor()
-        twin._worker = None  # its own query thread, lock and interrupt state
-        twin._lock = threading.Lock()
-        twin._interrupted_by = None
+        twin._running = None  # its own query state
+        twin._state = threading.Lock()
         twin._memo, twin._memo_rows = {}, 0  # each thread's connection remembers its own reads
+        _the_watchdog().watch(twin)
         return twin
 
     def close(self) -> None:
@@ -525,9 +727,14 @@ class Database:
         self.forget_reads()
         for name in _PER_CONNECTION:  # their caches belong to this connection: a lookup after close() fails
             self.__dict__.pop(name, None)
-        worker, self._worker = self._worker, None
-        if worker is not None:
-            worker.shutdown(wait=True)
+        run = self._running
+        if run is not None and run.con is con:  # another thread's query: stop it and let it end first
+            if run.reason is None:
+                run.reason = "interrupt"
+            waited = monotonic()
+            while self._running is run and monotonic() - waited < 5.0:
+                run.stop(self)
+                sleep(0.01)
         if con is not None:
             con.close()
 
@@ -549,11 +756,11 @@ class Database:
         text = query.strip()
         if not text.rstrip(";").strip():
             raise BadInput("empty query; give one SELECT statement")
-        if self.store == "duckdb":
-            self._check_duckdb_statement(text)
         limit = self.max_rows
 
-        def work(con):
+        def work(con):  # the check and the statement are one query for the time limit and interrupt()
+            if self.store == "duckdb":
+                self._check_duckdb_statement(con, text)
             cur = con.execute(text, params)
             names = [d[0] for d in cur.description] if cur.description else []
             rows = cur.fetchmany(limit + 1)
@@ -566,13 +773,16 @@ class Database:
             )
         return names, rows
 
-    def _check_duckdb_statement(self, text: str) -> None:
-        """Refuse what is not a read, by DuckDB's own parser and tokenizer."""
+    def _check_duckdb_statement(self, con, text: str) -> None:
+        """Refuse what is not a read, by DuckDB's own parser and tokenizer (inside ``_run``)."""
         def parse(sql):
             try:
-                return self._run(lambda con: con.extract_statements(sql))
-            except QueryFailed as exc:
-                raise ReadOnlyViolation(f"cannot parse the query: {exc}") from None
+                return con.extract_statements(sql)
+            except Exception as exc:
+                error = self._translate(exc, self._running)
+                if isinstance(error, QueryFailed):
+                    raise ReadOnlyViolation(f"cannot parse the query: {error}") from None
+                raise error from None
 
         statements = parse(text)
         if len(statements) != 1:
@@ -596,8 +806,11 @@ class Database:
                 raise ReadOnlyViolation(f"refused: PRAGMA {shorten(name, 40)} is not a read-only pragma")
             return
         try:
-            tree = self._run(lambda con: con.execute("SELECT json_serialize_sql(?)", [text]).fetchone()[0])
-        except DicebaseError:
+            tree = con.execute("SELECT json_serialize_sql(?)", [text]).fetchone()[0]
+        except Exception as exc:
+            error = self._translate(exc, self._running)
+            if isinstance(error, (QueryInterrupted, QueryTimeout)):
+                raise error from None
             return  # no json extension: the read-only connection is still the guard
         for name in _table_functions(json.loads(tree)):
             if name.lower() in _DUCKDB_REFUSED_TABLE_FUNCTIONS:
@@ -711,8 +924,7 @@ def _check_statement(sql, params) -> None:
 
 def _token_spans(text: str) -> list[tuple[int, int]]:
     """(start, end) of each token but comments, by DuckDB's tokenizer (a token's text runs to the next)."""
-    import duckdb
-
+    duckdb = duckdb_engine()
     starts = [pos for pos, kind in duckdb.tokenize(text) if kind != duckdb.token_type.comment]
     return [(start, end) for start, end in zip(starts, starts[1:] + [len(text)])]
 

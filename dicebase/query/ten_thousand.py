@@ -370,6 +370,9 @@ class Queries:
         self._layouts: dict[tuple, object] = {}  # DuckDB: where blocks of rows lie (see _Layout), per connection
         #: blocks whose rows were not where the build puts them (read by key filters instead)
         self.misplaced: list[str] = []
+        # (sql, params) -> (the rows Database.read remembers, what was made of them): a read answered
+        # from the memo is not checked and converted again (dropped with the memo: new rows, new check)
+        self._checked: dict[tuple, tuple] = {}
 
     # -- rule sets -------------------------------------------------------
     def rule_sets(self) -> dict[str, dict]:
@@ -720,6 +723,9 @@ class Queries:
             if n is not None:
                 sql, params = sql + " AND dice = ? AND triple = ?", (*params, n, t)
             rows = self.db.read(sql, params)
+            done = self._checked.get((sql, params))
+            if done is not None and done[0] is rows:  # the same remembered read, checked already
+                return done[1]
             out = {}
             for rowid, need, d, c, p in rows:
                 pos = rowid - lay.base
@@ -728,6 +734,7 @@ class Queries:
                 out[(need, d, c)] = p
             else:
                 if len(out) == ((last - first) // unit + 1 if n is not None else b - a + 1):
+                    self._checked[(sql, params)] = (rows, out)
                     return out
             self._misplaced(("ten_thousand_exceed", rules, "optimal"), f"ten_thousand_exceed {rules} optimal")
         sql = ("SELECT need, dice, triple, p_exceed FROM ten_thousand_exceed WHERE rules = ? "
