@@ -531,11 +531,7 @@ class Database:
             self._guard.refusal = None
             self._running = run  # read by _progress, which SQLite calls on this thread
             try:
-                return self._in_time(work(con), run)
-            except DicebaseError:
-                raise
-            except Exception as exc:
-                raise self._translate(exc, run) from None
+                return self._call(work, con, run)
             finally:
                 with self._state:
                     self._running = None
@@ -555,17 +551,22 @@ class Database:
                 watchdog.forward_fd = previous if previous != watchdog.write_fd else -1
                 watchdog.main = (self, run)
         try:
-            return self._in_time(work(con), run)
-        except DicebaseError:
-            raise
-        except Exception as exc:
-            raise self._translate(exc, run) from None
+            return self._call(work, con, run)
         finally:
             with self._state:
                 self._running = None
             if previous is not None:
                 watchdog.main = None
                 signal.set_wakeup_fd(previous)
+
+    def _call(self, work: Callable[[Any], Any], con, run: _Run) -> Any:
+        """``work(con)`` within ``run``'s deadline; an engine error becomes a DicebaseError."""
+        try:
+            return self._in_time(work(con), run)
+        except DicebaseError:
+            raise
+        except Exception as exc:
+            raise self._translate(exc, run) from None
 
     def _in_time(self, result: Any, run: _Run) -> Any:
         """``result``, unless the query ended past its deadline before anything stopped it (the
