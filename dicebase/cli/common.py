@@ -88,17 +88,15 @@ def resolve_format(fmt: str, as_json: bool) -> str:
 class StrictCommand(click.Command):
     """A command that refuses an option given twice (instead of silently keeping the last)."""
 
-    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
-        refuse_repeated_options(self, ctx, args)
-        return super().parse_args(ctx, args)
+    def make_parser(self, ctx: click.Context):
+        return refusing_repeated_options(super().make_parser(ctx), ctx)
 
 
 class StrictGroup(click.Group):
     """A group whose own options, and every subcommand's, may not be repeated."""
 
-    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
-        refuse_repeated_options(self, ctx, args)
-        return super().parse_args(ctx, args)
+    def make_parser(self, ctx: click.Context):
+        return refusing_repeated_options(super().make_parser(ctx), ctx)
 
     def get_command(self, ctx, name):
         return make_strict(super().get_command(ctx, name))
@@ -116,21 +114,30 @@ def make_strict(command):
     return command
 
 
-def refuse_repeated_options(command: click.Command, ctx: click.Context, args: list[str]) -> None:
-    """UsageError naming the first option given more than once (unless it is meant to repeat)."""
-    parser = command.make_parser(ctx)
-    try:
-        _, _, order = parser.parse_args(args=list(args))
-    except click.UsageError:
-        return  # click reports it in the real parse
-    seen: set[str] = set()
-    for param in order:
-        if not isinstance(param, click.Option) or param.multiple or param.count:
-            continue
-        if param.name in seen:
-            name = max(param.opts, key=len)
-            raise click.UsageError(f"option {name} given more than once; give it once", ctx=ctx)
-        seen.add(param.name)
+def refusing_repeated_options(parser, ctx: click.Context):
+    """``parser`` (click's parser of one command line) made to refuse an option given more than once.
+
+    The check reads the order of the options that click's own parse records, so
+    a command line is parsed once (the web API runs a command per request).  A
+    repeat is refused before any value is converted, with a UsageError naming
+    the first option given twice (unless the option is meant to repeat).
+    """
+    parse = parser.parse_args
+
+    def parse_args(args: list[str]):
+        opts, rest, order = parse(args)
+        seen: set[str] = set()
+        for param in order:
+            if not isinstance(param, click.Option) or param.multiple or param.count:
+                continue
+            if param.name in seen:
+                name = max(param.opts, key=len)
+                raise click.UsageError(f"option {name} given more than once; give it once", ctx=ctx)
+            seen.add(param.name)
+        return opts, rest, order
+
+    parser.parse_args = parse_args
+    return parser
 
 
 def open_db(db_path: str | None, timeout: float | None = None):

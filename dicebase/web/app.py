@@ -168,7 +168,7 @@ def create_app(db, cache_bytes: int = DEFAULT_CACHE_BYTES, warm: bool = False) -
     async def api_lookup(request: Request) -> Response:
         if server.not_modified(request):
             return Response(status_code=304, headers=cache_headers)
-        path = request.url.path.rstrip("/")
+        path = ("/api/v1/" + request.path_params["rest"]).rstrip("/")
         items = list(request.query_params.multi_items())
         key = cache_key(path, items)
         body = server.cache.get(key)
