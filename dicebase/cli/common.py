@@ -297,10 +297,24 @@ def _indent(text: str) -> str:
 def _jsonable(value: Any) -> Any:
     """Plain JSON types: numpy scalars and Decimals become numbers, NaN/inf null,
     dates ISO text, bytes hex, anything else unusual its text."""
+    kind = type(value)  # the plain types by identity first: every lookup's document is made of them
+    if kind is str or kind is int or kind is bool or value is None:
+        return value
+    if kind is float:
+        return value if math.isfinite(value) else None
+    if kind is dict:
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if kind is list or kind is tuple:
+        return [_jsonable(v) for v in value]
+    return _unusual_jsonable(value)
+
+
+def _unusual_jsonable(value: Any) -> Any:
+    """``_jsonable`` of anything but the exact plain types (their subclasses included)."""
     import datetime
     import decimal
 
-    if value is None or isinstance(value, (bool, int, str)):
+    if isinstance(value, (bool, int, str)):
         return value
     if isinstance(value, float):
         return value if math.isfinite(value) else None
