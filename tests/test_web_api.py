@@ -193,7 +193,7 @@ def test_a_request_parses_its_command_line_once(built_db, monkeypatch):
 
 @pytest.mark.parametrize("kind", ["duckdb", "sqlite"])
 def test_the_database_twin_of_an_ended_thread_is_closed(built_db, kind):
-    # pages run in a thread pool whose idle threads end and are replaced: their twins must not pile up
+    # lookups and pages run in anyio's worker threads, which end when idle and are replaced: no pile of twins
     import threading
 
     server = create_app(dicebase.open(f"{kind}:///{built_db(('threes',), kind)}"), cache_bytes=0).state.server

@@ -11,14 +11,14 @@ is answered on the event loop without a lookup or a thread hop.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import hashlib
 import json
 import threading
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+import anyio
+import anyio.to_thread
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
@@ -48,9 +48,9 @@ DEFAULT_CACHE_BYTES = 32 * 1024 * 1024
 #: API lookups that run at once in one server process (the rest wait their turn).  Each holds the
 #: GIL for most of its time, so more threads only queue behind one another and hold more
 #: connections: with 40 (Starlette's default) throughput fell and the tail grew (benchmarks/serve.py).
-#: They run on a pool of their own (asyncio's run_in_executor): a hand-off to it cost about 50-100 us
-#: of CPU less a lookup than anyio's to_thread with a limiter, and its threads live as long as the
-#: server, so each keeps its one database twin.
+#: (A pool of their own, asyncio's run_in_executor, took 50-100 us less CPU a lookup in-process: a thread
+#: that ends a lookup starts the next without the event loop.  But the loop then has to win the GIL from
+#: them to send the answers, and benchmarks/serve.py's p99/p50 grew from about 1.8 to 2.2, under load.)
 LOOKUP_THREADS = 2
 #: DuckDB's threads per server process (its ``threads`` setting), for the lookups and the warm-up scan.
 DUCKDB_THREADS = 1
@@ -75,7 +75,6 @@ class Server:
         self._twins: dict[threading.Thread, object] = {}  # each thread's twin, by thread
         self._lock = threading.Lock()
         self._warmer = None
-        self.lookup_threads = ThreadPoolExecutor(LOOKUP_THREADS, thread_name_prefix="dicebase-lookup")
         if db.store == "duckdb":
             # a lookup reads a few rows by key: DuckDB's intra-query parallelism only adds thread
             # hand-offs (measured: about 7% less CPU and a quarter fewer context switches a lookup)
@@ -91,8 +90,8 @@ class Server:
     def thread_db(self):
         """This thread's own connection to the database.
 
-        The twins of threads that have ended are closed when a new one opens: the pages run in
-        Starlette's thread pool, whose idle threads end after a while and are replaced by new ones,
+        The twins of threads that have ended are closed when a new one opens: the lookups and the
+        pages run in anyio's worker threads, which end after 10 s idle and are replaced by new ones,
         and each twin holds a connection and its memo of reads.
         """
         twin = getattr(self._local, "db", None)
@@ -141,8 +140,6 @@ class Server:
         warmer, self._warmer = self._warmer, None
         if warmer is not None:
             warmer.stop()
-        # lookups still waiting are dropped; one running ends (its time limit bounds it) before its twin closes
-        self.lookup_threads.shutdown(wait=True, cancel_futures=True)
         with self._lock:
             twins, self._twins = list(self._twins.values()), {}
         for twin in twins:
@@ -173,6 +170,7 @@ def create_app(db, cache_bytes: int = DEFAULT_CACHE_BYTES, warm: bool = False) -
     from dicebase.web import pages
 
     server = Server(db, cache_bytes)
+    lookups = anyio.CapacityLimiter(LOOKUP_THREADS)
     cache_headers = {"ETag": server.etag, "Cache-Control": "no-cache"}
     # X-Cache says whether an answer came from the response cache (the benchmark counts it)
     hit_headers = {**cache_headers, "X-Cache": "HIT"}
@@ -188,7 +186,7 @@ def create_app(db, cache_bytes: int = DEFAULT_CACHE_BYTES, warm: bool = False) -
         if body is not None:
             return Response(body, media_type="application/json", headers=hit_headers)
         try:
-            body = await asyncio.get_running_loop().run_in_executor(server.lookup_threads, server.api_body, path, items)
+            body = await anyio.to_thread.run_sync(server.api_body, path, items, limiter=lookups)
         except LookupFailed as exc:
             return _error(exc.status, exc.message)
         server.cache.put(key, body)
