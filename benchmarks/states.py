@@ -134,19 +134,31 @@ def draw(game: str, db, seed: int, count: int) -> dict[str, list[Lookup]]:
 WARM_STATES = 20
 
 
-def measure(url: str, games, seed: int, count: int) -> dict[tuple[str, str], tuple[int, float, float]]:
+def measure(url: str, games, seed: int, count: int,
+            warmed: bool = False) -> dict[tuple[str, str], tuple[int, float, float]] | None:
     """(game, kind) -> (states timed, p50 s, p99 s) of one call each for ``count`` new states.
 
     States are drawn and checked on a connection of their own, closed before the timed one
     opens; the timed connection first answers WARM_STATES other states of each kind.
+    ``warmed``: the timed connection first runs ``dicebase serve``'s warm-up (None where the
+    measured checkout has none).
     """
     import dicebase
+
+    warmer = None
+    if warmed:
+        try:
+            from dicebase.web.warm import Warmer as warmer
+        except ImportError:
+            return None
 
     with dicebase.open(url) as scratch:
         built = set(scratch.games())
         drawn = {game: draw(game, scratch, seed, WARM_STATES + count) for game in games if game in built}
     figures = {}
     with dicebase.open(url) as db:
+        if warmer is not None:
+            warmer(db, say=lambda line: None).run()
         for game, kinds in drawn.items():
             for label, lookups in kinds.items():
                 warm, timed = lookups[:WARM_STATES], lookups[WARM_STATES:]
