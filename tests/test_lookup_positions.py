@@ -89,6 +89,7 @@ def _compare(path, rules_list, count=250, sqlite_path=None):
                 assert layouts.get(key) is not None, key
             # and the bounds block was read whole, once, and answered the later lookups
             assert fast.ten_thousand._bounds_blocks.get((rules, goal)) is not None
+            assert fast.ten_thousand._solitaire_blocks.get(rules)  # and the solitaire block
         assert fast.ten_thousand.misplaced == []
     finally:
         fast.close()

@@ -682,8 +682,9 @@ class Database:
         the caller, never a user's text) are accepted."""
         if self.store != "duckdb":
             raise BadInput("prepared statements are read through DuckDB only")
-        if not name.isidentifier() or not all(type(v) is int for v in values):
-            raise BadInput(f"a prepared statement needs a plain name and integer values, got {clip(name)}")
+        if not (isinstance(name, str) and name.isidentifier() and isinstance(sql, str)
+                and all(type(v) is int for v in values)):
+            raise BadInput(f"a prepared statement needs a plain name, SQL text and integer values, got {clip(name)}")
         if name not in self._prepared:
             self.fetchall(f"PREPARE dicebase_{name} AS {sql}")
             self._prepared.add(name)

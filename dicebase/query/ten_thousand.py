@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+from array import array
 from dataclasses import asdict, dataclass, field
 
 from dicebase.query.base import BadInput, NotInDatabase, clip, first, text_choice, whole_number
@@ -392,7 +393,9 @@ class Queries:
         self._layouts: dict[tuple, object] = {}  # DuckDB: where blocks of rows lie (see _Layout), per connection
         self._bounds_blocks: dict[tuple, tuple | None] = {}  # (rules, goal) -> see _bounds_block
         self._bounds_asks: dict[tuple, int] = {}
-        self._exceed_asks: dict[str, int] = {}  # SQLite: see _exceed_start
+        self._exceed_asks: dict[str, int] = {}  # rules -> two-player lookups asked (SQLite: see _exceed_start)
+        self._solitaire_asks: dict[str, int] = {}  # DuckDB: see _solitaire_values
+        self._solitaire_blocks: dict[str, dict] = {}  # rules -> {(turn_total, dice, triple): (value, action)}
         self._lookaheads: dict[tuple, _Lookahead] = {}  # (rules, dice, triple) -> see _lookahead
         #: blocks whose rows were not where the build puts them (read by key filters instead)
         self.misplaced: list[str] = []
@@ -640,9 +643,10 @@ class Queries:
         """Count a two-player lookup of (rules, goal) on this connection (see _bounds_block)."""
         key = (rules, goal)
         self._bounds_asks[key] = self._bounds_asks.get(key, 0) + 1
+        self._exceed_asks[rules] = self._exceed_asks.get(rules, 0) + 1
 
-    def _bounds_block(self, rules: str, goal: int) -> tuple[list, list, list] | None:
-        """The whole (rules, goal) block of ten_thousand_duel_bounds in memory, as three lists by
+    def _bounds_block(self, rules: str, goal: int) -> tuple[array, array, array] | None:
+        """The whole (rules, goal) block of ten_thousand_duel_bounds in memory, as three arrays by
         position (score // unit * G + opponent // unit): first_row, row_count, p_start.  Read from a
         connection's second two-player lookup on (40,000 rows at goal 10,000, 10-30 ms once): it
         saves a query per lookup after it, which a one-shot CLI lookup would never repay.  Every
@@ -666,14 +670,15 @@ class Queries:
                     "FROM ten_thousand_duel_bounds WHERE rowid BETWEEN $base AND $base + $G * $G - 1",
                     dict(base=lay.base, G=G, unit=unit))
                 if fits and rows == G * G:
-                    block = (first_rows, counts, p_starts)
+                    block = (array("q", first_rows), array("q", counts), array("d", p_starts))
         else:
             rows = self.db.fetchall(
                 "SELECT score, opponent, first_row, row_count, p_start FROM ten_thousand_duel_bounds "
                 "WHERE rules = ? AND goal = ? ORDER BY score, opponent", (rules, goal))
             if len(rows) == G * G and all(s == n // G * unit and o == n % G * unit and p is not None
                                           for n, (s, o, _first, _count, p) in enumerate(rows)):
-                block = ([row[2] for row in rows], [row[3] for row in rows], [row[4] for row in rows])
+                block = (array("q", [row[2] for row in rows]), array("q", [row[3] for row in rows]),
+                         array("d", [row[4] for row in rows]))
         self._bounds_blocks[key] = block
         return block
 
@@ -838,8 +843,7 @@ class Queries:
         start = self._shape(rules)[1]
         lay = self._layout("ten_thousand_exceed", rules, "optimal")
         if lay is None:
-            self._exceed_asks[rules] = self._exceed_asks.get(rules, 0) + 1
-            if self._exceed_asks[rules] >= 2:
+            if self._exceed_asks.get(rules, 0) >= 2:  # from a connection's second two-player lookup
                 lo, hi = 0, MAX_NEED
             return self._exceed(rules, lo, hi, start, 0)
         return self._exceed(rules, lay.unit, lay.count // lay.size * lay.unit, start, 0)
@@ -897,11 +901,17 @@ class Queries:
         if lay is not None:
             unit, L = lay.unit, lay.size
             top = (lay.count // L - 1) * unit  # the stored bound
+            self._solitaire_asks[rules] = asks = self._solitaire_asks.get(rules, 0) + 1
             if lo > top:
                 stored = {}
+            elif rules in self._solitaire_blocks:  # held whole: no query
+                stored = self._solitaire_blocks[rules]
             else:
                 a, b = lay.base + (lo // unit) * L, lay.base + (min(hi, top) // unit + 1) * L - 1
-                rows = self.db.read(
+                whole = asks >= 2  # a connection that asks again reads the whole block once (13,890
+                if whole:  # rows at goal 10,000, a few ms) and keeps it as a dict, not in the read memo
+                    a, b = lay.base, lay.base + lay.count - 1
+                rows = (self.db.fetchall if whole else self.db.read)(
                     "SELECT rowid, turn_total, dice, triple, value, action FROM ten_thousand_solitaire "
                     "WHERE rowid BETWEEN ? AND ?", (a, b))
                 stored = {(kk, d, c): (float(v), act) for rowid, kk, d, c, v, act in rows
@@ -909,6 +919,8 @@ class Queries:
                 if len(stored) != b - a + 1 or len(rows) != b - a + 1:
                     stored = None
                     self._misplaced(("ten_thousand_solitaire", rules), f"ten_thousand_solitaire {rules}")
+                elif whole:
+                    self._solitaire_blocks[rules] = stored
         if stored is None:
             rows = self.db.read(
                 "SELECT turn_total, dice, triple, value, action FROM ten_thousand_solitaire WHERE rules = ? "
