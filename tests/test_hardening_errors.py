@@ -423,6 +423,35 @@ def test_contradictory_or_repeated_options_are_refused(dbs, run_cli, args):
     assert "contradict" in err or "more than once" in err
 
 
+def test_a_repeated_option_is_refused_before_its_values_are_read(dbs, run_cli):
+    # the repeat is found in click's own parse of the command line (no second parse): the message
+    # names the repeat, not the first bad value, at every level of the command path
+    code, out, err = run_cli(["threes", "best", "4", "--score", "x", "--score", "y", "--db", str(dbs["duckdb"])])
+    assert one_line(code, err) and out == ""
+    assert err == "Error: option --score given more than once; give it once (see 'dicebase threes best --help')\n"
+    code, out, err = run_cli(["sql", "SELECT 1", "--format", "nope", "--format", "csv", "--db", str(dbs["duckdb"])])
+    assert one_line(code, err) and "option --format given more than once" in err
+    # an option meant to repeat still repeats
+    code, out, err = run_cli(["build", "threes", "-o", "threes.x=1", "-o", "threes.y=2", "--db", "/nonexistent-dir/x.duckdb"])
+    assert "more than once" not in err
+
+
+def test_each_command_line_is_parsed_once(dbs, run_cli, monkeypatch):
+    import click
+
+    parsers = []
+    make_parser = click.Command.make_parser
+
+    def counted(self, ctx):
+        parsers.append(ctx.info_name)
+        return make_parser(self, ctx)
+
+    monkeypatch.setattr(click.Command, "make_parser", counted)
+    code, out, err = run_cli(["threes", "best", "4", "3", "1", "1", "2", "--json", "--db", str(dbs["duckdb"])])
+    assert code == 0 and err == ""
+    assert parsers == ["dicebase", "threes", "best"]  # the root group, the game group, the command
+
+
 def test_echoed_input_is_cut_to_a_readable_length(dbs, run_cli):
     code, out, err = run_cli(["threes", "best", "9" * 5000, "--db", str(dbs["duckdb"])])
     assert one_line(code, err) and len(err) < 300

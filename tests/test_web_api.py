@@ -124,6 +124,8 @@ BAD = [
     ("ten_thousand", "/api/v1/ten-thousand/best", "dice=1,5&turn_total=25", 400),
     ("ten_thousand", "/api/v1/ten-thousand/odds", "dice=7", 400),
     ("threes", "/api/v1/rolled-ones/komi", "", 404),  # a game this database does not hold
+    ("threes", "/api/v1/threes/best", "dice=4&score=x&to_beat=y", 400),  # two bad values: the CLI names the same one
+    ("threes", "/api/v1/threes/best", "dice=4&to_beat=--json", 400),  # an option's value that looks like an option
 ]
 
 
@@ -167,6 +169,26 @@ def test_flags_and_unknown_paths(clients):
         assert "error" in response.json()
     response = client.post("/api/v1/info")
     assert response.status_code == 405 and "error" in response.json()
+
+
+def test_a_request_parses_its_command_line_once(built_db, monkeypatch):
+    # the command's context hangs under contexts of "dicebase threes" built once per endpoint, and the
+    # strict check (no option twice) reads click's own parse: one parser per request (no response cache)
+    import click
+
+    parsers = []
+    make_parser = click.Command.make_parser
+
+    def counted(self, ctx):
+        parsers.append(ctx.command_path)
+        return make_parser(self, ctx)
+
+    with TestClient(create_app(dicebase.open(built_db(("threes",))), cache_bytes=0)) as client:
+        monkeypatch.setattr(click.Command, "make_parser", counted)
+        for query in ("dice=4,3,1,1,2&to_beat=7&players_after=4", "dice=4,3,1,1,x"):
+            assert client.get(f"/api/v1/threes/best?{query}").status_code in (200, 400)
+        assert client.get("/api/v1/threes/seats?players=3").status_code == 200
+    assert parsers == ["dicebase threes best", "dicebase threes best", "dicebase threes seats"]
 
 
 def test_info_is_dicebase_info_json(clients, run_cli):

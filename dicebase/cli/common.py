@@ -88,17 +88,15 @@ def resolve_format(fmt: str, as_json: bool) -> str:
 class StrictCommand(click.Command):
     """A command that refuses an option given twice (instead of silently keeping the last)."""
 
-    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
-        refuse_repeated_options(self, ctx, args)
-        return super().parse_args(ctx, args)
+    def make_parser(self, ctx: click.Context):
+        return refusing_repeated_options(super().make_parser(ctx), ctx)
 
 
 class StrictGroup(click.Group):
     """A group whose own options, and every subcommand's, may not be repeated."""
 
-    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
-        refuse_repeated_options(self, ctx, args)
-        return super().parse_args(ctx, args)
+    def make_parser(self, ctx: click.Context):
+        return refusing_repeated_options(super().make_parser(ctx), ctx)
 
     def get_command(self, ctx, name):
         return make_strict(super().get_command(ctx, name))
@@ -116,21 +114,30 @@ def make_strict(command):
     return command
 
 
-def refuse_repeated_options(command: click.Command, ctx: click.Context, args: list[str]) -> None:
-    """UsageError naming the first option given more than once (unless it is meant to repeat)."""
-    parser = command.make_parser(ctx)
-    try:
-        _, _, order = parser.parse_args(args=list(args))
-    except click.UsageError:
-        return  # click reports it in the real parse
-    seen: set[str] = set()
-    for param in order:
-        if not isinstance(param, click.Option) or param.multiple or param.count:
-            continue
-        if param.name in seen:
-            name = max(param.opts, key=len)
-            raise click.UsageError(f"option {name} given more than once; give it once", ctx=ctx)
-        seen.add(param.name)
+def refusing_repeated_options(parser, ctx: click.Context):
+    """``parser`` (click's parser of one command line) made to refuse an option given more than once.
+
+    The check reads the order of the options that click's own parse records, so
+    a command line is parsed once (the web API runs a command per request).  A
+    repeat is refused before any value is converted, with a UsageError naming
+    the first option given twice (unless the option is meant to repeat).
+    """
+    parse = parser.parse_args
+
+    def parse_args(args: list[str]):
+        opts, rest, order = parse(args)
+        seen: set[str] = set()
+        for param in order:
+            if not isinstance(param, click.Option) or param.multiple or param.count:
+                continue
+            if param.name in seen:
+                name = max(param.opts, key=len)
+                raise click.UsageError(f"option {name} given more than once; give it once", ctx=ctx)
+            seen.add(param.name)
+        return opts, rest, order
+
+    parser.parse_args = parse_args
+    return parser
 
 
 def open_db(db_path: str | None, timeout: float | None = None):
@@ -290,10 +297,24 @@ def _indent(text: str) -> str:
 def _jsonable(value: Any) -> Any:
     """Plain JSON types: numpy scalars and Decimals become numbers, NaN/inf null,
     dates ISO text, bytes hex, anything else unusual its text."""
+    kind = type(value)  # the plain types by identity first: every lookup's document is made of them
+    if kind is str or kind is int or kind is bool or value is None:
+        return value
+    if kind is float:
+        return value if math.isfinite(value) else None
+    if kind is dict:
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if kind is list or kind is tuple:
+        return [_jsonable(v) for v in value]
+    return _unusual_jsonable(value)
+
+
+def _unusual_jsonable(value: Any) -> Any:
+    """``_jsonable`` of anything but the exact plain types (their subclasses included)."""
     import datetime
     import decimal
 
-    if value is None or isinstance(value, (bool, int, str)):
+    if isinstance(value, (bool, int, str)):
         return value
     if isinstance(value, float):
         return value if math.isfinite(value) else None

@@ -16,6 +16,7 @@ from functools import cached_property
 
 import click
 
+from dicebase.cli.common import serving
 from dicebase.query.base import BadInput
 
 #: Root commands served besides the game lookups (read-only, with --json).
@@ -123,21 +124,24 @@ class Endpoint:
 
         Raises what the CLI raises (click.UsageError, DicebaseError subclasses).
         """
-        from dicebase.cli import cli
-        from dicebase.cli.common import serving
-
         argv = self.argv(items)
-        # The command's own context under "dicebase GROUP" (the same command path, so the same
-        # messages), without re-parsing the root and group command lines on every request.
-        parent = click.Context(cli, info_name="dicebase")
-        for name in self.cli_path[:-1]:
-            parent = click.Context(parent.command.get_command(parent, name), info_name=name, parent=parent)
         with serving(db) as documents:
-            with self.command.make_context(self.cli_path[-1], argv, parent=parent) as ctx:
+            with self.command.make_context(self.cli_path[-1], argv, parent=self._parent) as ctx:
                 self.command.invoke(ctx)
         if len(documents) != 1:
             raise RuntimeError(f"{' '.join(self.cli_path)} --json produced {len(documents)} documents")
         return documents[0]
+
+    @cached_property
+    def _parent(self) -> click.Context:
+        """The context of ``dicebase GROUP`` above the command: the same command path as on the command
+        line, so the same messages, built once (a command's context only reads its parents)."""
+        from dicebase.cli import cli
+
+        parent = click.Context(cli, info_name="dicebase")
+        for name in self.cli_path[:-1]:
+            parent = click.Context(parent.command.get_command(parent, name), info_name=name, parent=parent)
+        return parent
 
     def example(self) -> list[tuple[str, str]]:
         """Query parameters of the command's first documented example that has them (else none)."""

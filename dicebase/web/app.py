@@ -11,14 +11,14 @@ is answered on the event loop without a lookup or a thread hop.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import hashlib
 import json
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-import anyio
-import anyio.to_thread
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
@@ -48,6 +48,9 @@ DEFAULT_CACHE_BYTES = 32 * 1024 * 1024
 #: API lookups that run at once in one server process (the rest wait their turn).  Each holds the
 #: GIL for most of its time, so more threads only queue behind one another and hold more
 #: connections: with 40 (Starlette's default) throughput fell and the tail grew (benchmarks/serve.py).
+#: They run on a pool of their own (asyncio's run_in_executor): a hand-off to it cost about 50-100 us
+#: of CPU less a lookup than anyio's to_thread with a limiter, and its threads live as long as the
+#: server, so each keeps its one database twin.
 LOOKUP_THREADS = 2
 #: DuckDB's threads per server process (its ``threads`` setting), for the lookups and the warm-up scan.
 DUCKDB_THREADS = 1
@@ -72,6 +75,7 @@ class Server:
         self._twins: list = []
         self._lock = threading.Lock()
         self._warmer = None
+        self.lookup_threads = ThreadPoolExecutor(LOOKUP_THREADS, thread_name_prefix="dicebase-lookup")
         if db.store == "duckdb":
             # a lookup reads a few rows by key: DuckDB's intra-query parallelism only adds thread
             # hand-offs (measured: about 7% less CPU and a quarter fewer context switches a lookup)
@@ -129,6 +133,8 @@ class Server:
         warmer, self._warmer = self._warmer, None
         if warmer is not None:
             warmer.stop()
+        # lookups still waiting are dropped; one running ends (its time limit bounds it) before its twin closes
+        self.lookup_threads.shutdown(wait=True, cancel_futures=True)
         with self._lock:
             twins, self._twins = self._twins, []
         for twin in twins:
@@ -159,7 +165,6 @@ def create_app(db, cache_bytes: int = DEFAULT_CACHE_BYTES, warm: bool = False) -
     from dicebase.web import pages
 
     server = Server(db, cache_bytes)
-    lookups = anyio.CapacityLimiter(LOOKUP_THREADS)
     cache_headers = {"ETag": server.etag, "Cache-Control": "no-cache"}
     # X-Cache says whether an answer came from the response cache (the benchmark counts it)
     hit_headers = {**cache_headers, "X-Cache": "HIT"}
@@ -168,14 +173,14 @@ def create_app(db, cache_bytes: int = DEFAULT_CACHE_BYTES, warm: bool = False) -
     async def api_lookup(request: Request) -> Response:
         if server.not_modified(request):
             return Response(status_code=304, headers=cache_headers)
-        path = request.url.path.rstrip("/")
+        path = ("/api/v1/" + request.path_params["rest"]).rstrip("/")
         items = list(request.query_params.multi_items())
         key = cache_key(path, items)
         body = server.cache.get(key)
         if body is not None:
             return Response(body, media_type="application/json", headers=hit_headers)
         try:
-            body = await anyio.to_thread.run_sync(server.api_body, path, items, limiter=lookups)
+            body = await asyncio.get_running_loop().run_in_executor(server.lookup_threads, server.api_body, path, items)
         except LookupFailed as exc:
             return _error(exc.status, exc.message)
         server.cache.put(key, body)
