@@ -16,6 +16,7 @@ from __future__ import annotations
 import random
 import statistics
 import time
+from pathlib import Path
 from typing import Callable
 
 Lookup = Callable[[object], object]
@@ -148,9 +149,12 @@ def measure(url: str, games, seed: int, count: int,
     warmer = None
     if warmed:
         try:
-            from dicebase.web.warm import Warmer as warmer
+            from dicebase.web import warm
         except ImportError:
             return None
+        if Path(warm.__file__).resolve().parents[2] != Path(dicebase.__file__).resolve().parents[1]:
+            return None  # another checkout's warm-up (an installed dicebase), not the measured one's
+        warmer = warm.Warmer
 
     with dicebase.open(url) as scratch:
         built = set(scratch.games())
