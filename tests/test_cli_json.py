@@ -50,3 +50,12 @@ def test_unusual_values_are_made_plain():
     assert out["face"] == 1 and out["name"] == "x" and out["flag"] is True
     assert out["other"] == str(object)
     json.loads(json_text(out))
+
+
+def test_json_text_is_json_dumps_with_indent_2():
+    import pytest
+
+    for document in ({"keep": [3, 1], "value": 0.276, "note": 'é"\\', "none": None, "empty": {}, "rows": [[]]}, [], 1.5):
+        assert json_text(document) == json.dumps(document, indent=2, allow_nan=False)
+    with pytest.raises(ValueError):
+        json_text({"x": math.nan})

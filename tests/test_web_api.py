@@ -191,6 +191,25 @@ def test_a_request_parses_its_command_line_once(built_db, monkeypatch):
     assert parsers == ["dicebase threes best", "dicebase threes best", "dicebase threes seats"]
 
 
+@pytest.mark.parametrize("kind", ["duckdb", "sqlite"])
+def test_the_database_twin_of_an_ended_thread_is_closed(built_db, kind):
+    # pages run in a thread pool whose idle threads end and are replaced: their twins must not pile up
+    import threading
+
+    server = create_app(dicebase.open(f"{kind}:///{built_db(('threes',), kind)}"), cache_bytes=0).state.server
+    twins = []
+    for _ in range(3):
+        thread = threading.Thread(target=lambda: twins.append(server.thread_db()))
+        thread.start()
+        thread.join()
+    assert [twin._con is None for twin in twins] == [True, True, False]  # the last one ended after the last open
+    assert len(server._twins) == 2  # this thread's (the server asked for its info) and the last thread's
+    assert server.lookup("/api/v1/threes/seats", [("players", "3")])  # this thread's twin still answers
+    assert len(server._twins) == 2
+    server.close()
+    assert all(twin._con is None for twin in twins)
+
+
 def test_info_is_dicebase_info_json(clients, run_cli):
     client, url = clients("threes", "sqlite")
     code, out, _ = run_cli(["info", "--json", "--db", url])

@@ -201,9 +201,13 @@ def emit(data: Any, fmt: str, *, title: str | None = None, columns: list[str] | 
             click.echo(f"{key}: {_cell(value)}")
 
 
+#: ``json.dumps(document, indent=2, allow_nan=False)`` without making an encoder for every document.
+_JSON_ENCODER = json.JSONEncoder(indent=2, allow_nan=False)
+
+
 def json_text(document: Any) -> str:
     """The text ``--json`` prints for a document of plain JSON values (the API sends the same)."""
-    return json.dumps(document, indent=2, allow_nan=False)
+    return _JSON_ENCODER.encode(document)
 
 
 def _rows_of(data: dict) -> list[dict]:

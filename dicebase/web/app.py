@@ -72,7 +72,7 @@ class Server:
         self.db = db
         self.cache = ResponseCache(cache_bytes, watch=db.location.path)
         self._local = threading.local()
-        self._twins: list = []
+        self._twins: dict[threading.Thread, object] = {}  # each thread's twin, by thread
         self._lock = threading.Lock()
         self._warmer = None
         self.lookup_threads = ThreadPoolExecutor(LOOKUP_THREADS, thread_name_prefix="dicebase-lookup")
@@ -89,13 +89,21 @@ class Server:
         self.openapi = openapi.document(self.endpoints)
 
     def thread_db(self):
-        """This thread's own connection to the database."""
+        """This thread's own connection to the database.
+
+        The twins of threads that have ended are closed when a new one opens: the pages run in
+        Starlette's thread pool, whose idle threads end after a while and are replaced by new ones,
+        and each twin holds a connection and its memo of reads.
+        """
         twin = getattr(self._local, "db", None)
         if twin is None:
             twin = self.db.for_thread()
             self._local.db = twin
             with self._lock:
-                self._twins.append(twin)
+                ended = [thread for thread in self._twins if not thread.is_alive()]
+                for thread in ended:
+                    self._twins.pop(thread).close()
+                self._twins[threading.current_thread()] = twin
         return twin
 
     def lookup(self, path: str, items: list[tuple[str, str]]):
@@ -136,7 +144,7 @@ class Server:
         # lookups still waiting are dropped; one running ends (its time limit bounds it) before its twin closes
         self.lookup_threads.shutdown(wait=True, cancel_futures=True)
         with self._lock:
-            twins, self._twins = self._twins, []
+            twins, self._twins = list(self._twins.values()), {}
         for twin in twins:
             twin.close()
         self.db.close()
