@@ -10,6 +10,8 @@ Every game built into a file is measured with its BENCH_LOOKUPS (in-process) and
   a server or a script.  The states are random (benchmarks/states.py, fixed --seed), drawn and
   checked on a connection of their own that is closed before the timed one opens, so the
   timed connection has read none of them; --states of them per kind, one call each.
+- "new state, warmed": the same, on a connection that first ran ``dicebase serve``'s warm-up
+  (dicebase/web/warm.py: DuckDB's tables scanned into the buffer pool): what a server's lookups see.
 - "repeat": the same lookup again on one open connection (the connection remembers its reads).
 - "uncached": the same lookup after dropping everything the connection remembers, its small
   tables included (``forget_reads``).
@@ -23,9 +25,11 @@ with the older checkout, measure it with that checkout's code, then this one's:
     git worktree add /tmp/before 74419e1
     (cd /tmp/before && python -m dicebase build --db /tmp/before/db/dicebase.duckdb)
     python benchmarks/lookups.py --code /tmp/before --db /tmp/before/db/dicebase.duckdb --json-out /tmp/before.json
-    python benchmarks/lookups.py --db db/dicebase.duckdb --before /tmp/before.json --out /tmp/lookups.md
+    python benchmarks/lookups.py --db db/dicebase.duckdb --before 74419e1=/tmp/before.json --out /tmp/lookups.md
 
-(add the SQLite files the same way, `--db ...sqlite`).  An older checkout without the memo measures
+(add the SQLite files the same way, `--db ...sqlite`; `--before LABEL=PATH` may be repeated, one
+column each).  Each file is first read through the page cache (not with --no-preread): a lookup
+on a file the kernel has dropped from memory waits for the disk, which is not what is measured.  An older checkout without the memo measures
 the same thing as "repeat" and "uncached" (it remembers nothing); "new state" asks it the same
 states as this checkout.  Nothing here is a test.
 """
@@ -57,6 +61,21 @@ def answers(fn, db) -> bool:
     return True
 
 
+def commit(checkout: Path) -> str:
+    """The short commit id of a checkout (its path would name this machine's directories)."""
+    import subprocess
+
+    done = subprocess.run(["git", "-C", str(checkout), "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
+    return done.stdout.strip() or "unknown"
+
+
+def preread(path: Path) -> None:
+    """Read ``path`` once, so that its pages are in the operating system's page cache."""
+    with open(path, "rb") as f:
+        while f.read(1 << 24):
+            pass
+
+
 def main() -> None:
     import dicebase
 
@@ -69,29 +88,39 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=12, help="seed of the random new states")
     parser.add_argument("--code", default=None, metavar="PATH", help="measure the dicebase of another checkout")
     parser.add_argument("--json-out", default=None, metavar="PATH", help="write every figure as JSON")
-    parser.add_argument("--before", default=None, metavar="PATH", help="JSON from an older checkout: a before column")
+    parser.add_argument("--before", action="append", default=[], metavar="[LABEL=]PATH",
+                        help="JSON from an older checkout: a column of its p50s, headed LABEL (repeatable)")
+    parser.add_argument("--no-preread", action="store_true",
+                        help="do not read each file through the page cache before measuring it")
     parser.add_argument("--out", default=None, metavar="PATH", help="write the markdown table here (default: stdout)")
     args = parser.parse_args()
-    before = json.loads(Path(args.before).read_text()) if args.before else {}
+    befores = []
+    for spec in args.before:
+        label, _, path = spec.rpartition("=")
+        befores.append((label or "before", json.loads(Path(path).read_text())))
     figures: dict[str, float] = {}
 
     def cell(key: str) -> str:
-        if not args.before:
-            return ""
-        return f" {before[key]:.3f} |" if key in before else " - |"
+        return "".join(f" {before[key]:.3f} |" if key in before else " - |" for _label, before in befores)
 
-    head = "| game | lookup | store | p50 ms | p99 ms |" + (" before p50 ms |" if before else "")
-    rule = "|---|---|---|---:|---:|" + ("---:|" if before else "")
+    none = " |" * len(befores)  # the before cells of a row with no figure
+    head = "| game | lookup | store | p50 ms | p99 ms |" + "".join(f" {label} p50 ms |" for label, _ in befores)
+    rule = "|---|---|---|---:|---:|" + "---:|" * len(befores)
     lines = [
-        f"Measured {date.today().isoformat()} on {machine()}, dicebase {dicebase.__version__} from {CODE}, "
+        f"Measured {date.today().isoformat()} on {machine()}, dicebase {dicebase.__version__} at commit {commit(CODE)}, "
         f"by `python benchmarks/lookups.py {' '.join(sys.argv[1:])}`.",
         "",
         f"In-process, on an open read-only connection: \"new state\": {args.states} random states per kind "
-        f"(seed {args.seed}), one call each, after {WARM_STATES} other states; "
+        f"(seed {args.seed}), one call each, after {WARM_STATES} other states; \"new state, warmed\": the same "
+        "on a connection that first ran `dicebase serve`'s warm-up (DuckDB: every table scanned into the "
+        "process's buffer pool; SQLite: the file read through); "
         f"\"repeat\": {args.repeat} calls of one lookup after one warm-up call; \"uncached\": the same, "
         "dropping what the connection remembers before each call. "
         f"CLI: {args.cli_repeat} runs of `dicebase ... --db FILE`, process start to exit, with the checkout's "
-        "bytecode compiled (as after pip install or a first run).",
+        "bytecode compiled (as after pip install or a first run). "
+        + ("Each file was read through the operating system's page cache before it was measured, so that "
+           "the figures are the lookups', not the disk's." if not args.no_preread else
+           "Files were not pre-read (--no-preread): the first reads of each may have gone to the disk."),
         "",
         head,
         rule,
@@ -106,14 +135,21 @@ def main() -> None:
         if not rest:  # a plain path: the store by its suffix, as dicebase reads it
             store, rest = ("sqlite" if Path(db_path).suffix in (".sqlite", ".sqlite3", ".db") else "duckdb"), db_path
         path = Path(rest).resolve()
-        for (game, label), (n, p50, p99) in measure(f"{store}:///{path}", args.games, args.seed, args.states).items():
-            if not n:
-                emit(f"| {game} | `{label}` | {store} in-process, new state | n/a | n/a |" + (" |" if before else ""))
+        if not args.no_preread:
+            preread(path)
+        for mode, warmed in (("new state", False), ("new state, warmed", True)):
+            found = measure(f"{store}:///{path}", args.games, args.seed, args.states, warmed=warmed)
+            if found is None:  # a checkout without the warm-up
+                emit(f"| all | every kind | {store} in-process, {mode} | n/a | n/a |" + none)
                 continue
-            key = f"lookup {game} {label} {store} new state"
-            figures[key] = p50 * 1e3
-            emit(f"| {game} | `{label}` ({n} states) | {store} in-process, new state | {p50 * 1e3:.3f} | "
-                 f"{p99 * 1e3:.3f} |" + cell(key))
+            for (game, label), (n, p50, p99) in found.items():
+                if not n:
+                    emit(f"| {game} | `{label}` | {store} in-process, {mode} | n/a | n/a |" + none)
+                    continue
+                key = f"lookup {game} {label} {store} {mode}"
+                figures[key] = p50 * 1e3
+                emit(f"| {game} | `{label}` ({n} states) | {store} in-process, {mode} | {p50 * 1e3:.3f} | "
+                     f"{p99 * 1e3:.3f} |" + cell(key))
         with dicebase.open(f"{store}:///{path}") as db:
             built = set(db.games())
             for game in args.games:
@@ -122,7 +158,7 @@ def main() -> None:
                 module = importlib.import_module(f"dicebase.query.{game}")
                 for label, fn in getattr(module, "BENCH_LOOKUPS", []):
                     if not answers(fn, db):
-                        emit(f"| {game} | `{label}` | {store} in-process | n/a | n/a |" + (" |" if before else ""))
+                        emit(f"| {game} | `{label}` | {store} in-process | n/a | n/a |" + none)
                         continue
                     for mode, uncached in (("repeat", False), ("uncached", True)):
                         p50, p99 = time_lookup(fn, db, args.repeat, uncached)
@@ -139,7 +175,7 @@ def main() -> None:
                     p50, p99 = time_cli(cli_args, path, args.cli_repeat)
                 except Exception:  # the file cannot answer it (a smaller build)
                     emit(f"| {game} | `dicebase {' '.join(cli_args)}` | {store} CLI end to end | n/a | n/a |"
-                         + (" |" if before else ""))
+                         + none)
                     continue
                 key = f"cli {game} {' '.join(cli_args)} {store}"
                 figures[key] = p50 * 1e3
@@ -148,12 +184,14 @@ def main() -> None:
     slowest = {}
     for key, value in figures.items():
         kind = ("cli" if key.startswith("cli") else "lookup uncached" if key.endswith("uncached")
-                else "lookup new state" if key.endswith("new state") else "lookup")
+                else "lookup new state" if key.endswith("new state")
+                else "lookup new state, warmed" if key.endswith("new state, warmed") else "lookup")
         store = "sqlite" if " sqlite" in key else "duckdb"
         slowest[(kind, store)] = max(slowest.get((kind, store), 0.0), value)
     lines += ["", "| slowest | store | p50 ms | target ms |", "|---|---|---:|---:|"]
     targets = {("lookup", "duckdb"): 1.0, ("lookup", "sqlite"): 0.1, ("lookup new state", "duckdb"): 1.0,
-               ("lookup new state", "sqlite"): 0.1, ("cli", "duckdb"): 250.0, ("cli", "sqlite"): 120.0}
+               ("lookup new state", "sqlite"): 0.1, ("lookup new state, warmed", "duckdb"): 1.0,
+               ("lookup new state, warmed", "sqlite"): 0.1, ("cli", "duckdb"): 250.0, ("cli", "sqlite"): 120.0}
     for (kind, store), value in sorted(slowest.items()):
         target = targets.get((kind, store))
         lines.append(f"| {kind} | {store} | {value:.3f} | {'' if target is None else f'< {target:g}'} |")

@@ -16,6 +16,7 @@ from __future__ import annotations
 import random
 import statistics
 import time
+from pathlib import Path
 from typing import Callable
 
 Lookup = Callable[[object], object]
@@ -134,19 +135,34 @@ def draw(game: str, db, seed: int, count: int) -> dict[str, list[Lookup]]:
 WARM_STATES = 20
 
 
-def measure(url: str, games, seed: int, count: int) -> dict[tuple[str, str], tuple[int, float, float]]:
+def measure(url: str, games, seed: int, count: int,
+            warmed: bool = False) -> dict[tuple[str, str], tuple[int, float, float]] | None:
     """(game, kind) -> (states timed, p50 s, p99 s) of one call each for ``count`` new states.
 
     States are drawn and checked on a connection of their own, closed before the timed one
     opens; the timed connection first answers WARM_STATES other states of each kind.
+    ``warmed``: the timed connection first runs ``dicebase serve``'s warm-up (None where the
+    measured checkout has none).
     """
     import dicebase
+
+    warmer = None
+    if warmed:
+        try:
+            from dicebase.web import warm
+        except ImportError:
+            return None
+        if Path(warm.__file__).resolve().parents[2] != Path(dicebase.__file__).resolve().parents[1]:
+            return None  # another checkout's warm-up (an installed dicebase), not the measured one's
+        warmer = warm.Warmer
 
     with dicebase.open(url) as scratch:
         built = set(scratch.games())
         drawn = {game: draw(game, scratch, seed, WARM_STATES + count) for game in games if game in built}
     figures = {}
     with dicebase.open(url) as db:
+        if warmer is not None:
+            warmer(db, say=lambda line: None).run()
         for game, kinds in drawn.items():
             for label, lookups in kinds.items():
                 warm, timed = lookups[:WARM_STATES], lookups[WARM_STATES:]

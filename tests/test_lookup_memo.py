@@ -94,10 +94,14 @@ def test_variants_do_not_share_remembered_answers(paths):
 
 
 def test_a_remembered_lookup_runs_no_query(paths, monkeypatch):
+    """Once the connection holds what it keeps whole (the bounds block, read at its second
+    two-player lookup), a repeated lookup runs no query."""
     _, path = paths
     with dicebase.open(path["ten_thousand"]) as db:
         lookup = lambda: db.ten_thousand.state(600, 750, 300, 3)  # noqa: E731
         expected = lookup()
+        assert lookup() == expected  # the second: reads the bounds block once
+        assert db.ten_thousand._bounds_blocks
         seen = _count_queries(db, monkeypatch)
         assert lookup() == expected
         assert seen == []

@@ -79,6 +79,7 @@ def _compare(path, rules_list, count=250, sqlite_path=None):
             if sqlite_path is not None:
                 with dicebase.open(f"sqlite:///{sqlite_path}") as sl:
                     assert got == _answers(sl, cases)
+                    assert sl.ten_thousand._bounds_blocks.get((rules, sl.ten_thousand.goal(rules))) is not None
         layouts = fast.ten_thousand._layouts
         for rules in rules_list:  # the fast path was taken, for every block
             goal = fast.ten_thousand.goal(rules)
@@ -86,6 +87,9 @@ def _compare(path, rules_list, count=250, sqlite_path=None):
                         ("ten_thousand_exceed", rules, "optimal"), ("ten_thousand_solitaire", rules),
                         ("ten_thousand_keeps", rules)]:
                 assert layouts.get(key) is not None, key
+            # and the bounds block was read whole, once, and answered the later lookups
+            assert fast.ten_thousand._bounds_blocks.get((rules, goal)) is not None
+            assert fast.ten_thousand._solitaire_blocks.get(rules)  # and the solitaire block
         assert fast.ten_thousand.misplaced == []
     finally:
         fast.close()
@@ -112,6 +116,60 @@ def test_two_rule_sets_and_a_small_goal_in_one_file(built_db):
                 "OR d.score <> b.score OR d.opponent <> b.opponent OR d.turn_total <> 0 OR d.p_win <> b.p_start",
                 [first, rules]).fetchone()[0]
             assert bad == 0
+
+
+def test_the_bounds_block_is_read_whole_from_the_second_two_player_lookup(built_db):
+    """A one-shot lookup (the CLI's) reads only the bounds rows it needs; a connection that asks
+    again reads its (rules, goal) block once, and both give the key filters' answers."""
+    path = built_db(GAMES)
+    with dicebase.open(path) as db, _by_key_filter(path) as slow:
+        q = db.ten_thousand
+        key = ("ten-thousand", q.goal("ten-thousand"))
+        first_ask = q.best([1, 5, 2, 3, 4, 6], turn_total=0, score=300, opponent=450)
+        assert key not in q._bounds_blocks or q._bounds_blocks[key] is None
+        reads = []
+        db.fetchone = lambda sql, params=(), _one=db.fetchone: reads.append(sql) or _one(sql, params)
+        second = q.state(300, 450, 350, 3)
+        assert sum("list(first_row" in sql for sql in reads) == 1
+        first_rows, counts, p_starts = q._bounds_blocks[key]
+        assert len(first_rows) == len(counts) == len(p_starts) == (q.goal("ten-thousand") // 50) ** 2
+        assert first_ask == slow.ten_thousand.best([1, 5, 2, 3, 4, 6], turn_total=0, score=300, opponent=450)
+        assert second == slow.ten_thousand.state(300, 450, 350, 3)
+        assert q.best([5, 5, 1], turn_total=250, score=0, opponent=900) == slow.ten_thousand.best(
+            [5, 5, 1], turn_total=250, score=0, opponent=900)
+
+
+def test_sqlite_one_shot_lookups_equal_a_connection_that_holds_the_bounds_block(built_db):
+    """SQLite: a one-shot lookup (the CLI's) runs the documented queries (ROLL_VALUE_SQL for a bank
+    state); a connection that asks again answers from the bounds block and the pair's rows by the
+    same equations in Python.  Both give the same bits, stored roll states and bank states alike."""
+    path = f"sqlite:///{built_db(GAMES, kind='sqlite')}"
+    with dicebase.open(path) as db:
+        cases = [c for c in _cases(db.ten_thousand, "ten-thousand", 300, 10) if c[0] == "state" or "score" in c[2]]
+        held = _answers(db, cases)
+        assert db.ten_thousand._bounds_blocks.get(("ten-thousand", db.ten_thousand.goal())) is not None
+    actions = set()
+    for case, want in zip(cases, held):
+        with dicebase.open(path) as one:
+            assert _answers(one, [case]) == [want]
+            assert not one.ten_thousand._bounds_blocks
+        actions.add(getattr(want, "action", None))
+    assert {"roll", "bank"} <= actions
+
+
+def test_a_bounds_block_with_a_wrong_key_is_not_kept(built_db, tmp_path):
+    """One bounds row's key changed: the whole-block read refuses the block, the per-row reads
+    notice the row, and every answer is the key filters'."""
+    src = built_db(GAMES)
+    with dicebase.open(src) as db:
+        cases = [c for c in _cases(db.ten_thousand, "ten-thousand", 200, 9) if "score" in c[2] or c[0] == "state"]
+        want = _answers(db, cases)
+    path = _tampered(src, tmp_path, ["UPDATE ten_thousand_duel_bounds SET opponent = opponent + 1 "
+                                     "WHERE score = 300 AND opponent = 450", "CHECKPOINT"])
+    with dicebase.open(path) as db:
+        assert _answers(db, cases) == want
+        q = db.ten_thousand
+        assert q._bounds_blocks.get(("ten-thousand", q.goal("ten-thousand"))) is None
 
 
 def _tampered(src, tmp_path, sql: list[str]):

@@ -350,10 +350,12 @@ class Queries:
         if self.db.store == "duckdb" and self._bases.get(v.name, 0) is not None:
             at = self._position(v, key)
             if at is not None:
-                row = first(self.db.read(
-                    f"SELECT variant, p, i, j, k, o, {columns} FROM {STATES} WHERE rowid = ?", (at,)))
-                if row is not None and row[0] == v.name and tuple(row[1:6]) == key:
-                    return tuple(row[6:])
+                # the variant's block was checked at both ends (_position); the row's own key here
+                name = "rolled_ones_state_" + "_".join(c.strip() for c in columns.split(","))
+                row = first(self.db.read(self.db.prepared(
+                    name, f"SELECT p, i, j, k, o, {columns} FROM {STATES} WHERE rowid = $1", at)))
+                if row is not None and tuple(row[:5]) == key:
+                    return tuple(row[5:])
                 self._bases[v.name] = None  # not the build's layout: key filters from now on
                 self.misplaced.append(v.name)
         return first(self.db.read(
@@ -361,11 +363,29 @@ class Queries:
             (v.name, *key),
         ))
 
+    def _block_base(self, v: Variant) -> int | None:
+        """rowid of the first row of ``v``'s block of rolled_ones_states (the variants' blocks in
+        name order), once its first and last rows are found to be ``v``'s and their neighbours
+        another variant's (or none): then a read by position needs to check only the row's
+        (p, i, j, k, o), not its variant, a column that costs DuckDB more to read than the rest
+        of the key.  None: not the build's layout."""
+        base = sum(_positions(w)[2] for w in self._variants.values() if w.name < v.name)
+        last = base + _positions(v)[2] - 1
+        rows = dict(self.db.fetchall(
+            f"SELECT rowid, variant FROM {STATES} WHERE rowid = ? OR rowid = ? OR rowid = ? OR rowid = ?",
+            (base - 1, base, last, last + 1)))
+        if rows.get(base) == v.name and rows.get(last) == v.name and v.name not in (rows.get(base - 1), rows.get(last + 1)):
+            return base
+        return None
+
     def _position(self, v: Variant, key: tuple[int, int, int, int, int]) -> int | None:
         """rowid of state ``key`` if the file holds the variants as the build writes them: in name
         order, each in the order of ``stored_mask`` (None: a state the table does not hold)."""
         if v.name not in self._bases:
-            self._bases[v.name] = sum(_positions(w)[2] for w in self._variants.values() if w.name < v.name)
+            self._bases[v.name] = self._block_base(v)
+            if self._bases[v.name] is None:
+                self.misplaced.append(v.name)
+                return None
         order, starts, _size = _positions(v)
         p, i, j, k, o = key
         n = order.get((k, o))

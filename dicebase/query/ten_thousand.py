@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+from array import array
 from dataclasses import asdict, dataclass, field
 
 from dicebase.query.base import BadInput, NotInDatabase, clip, first, text_choice, whole_number
@@ -236,8 +237,10 @@ def _by_first(rows) -> dict[int, float]:
 
 
 def _by_key3(rows) -> dict[tuple[int, int, int], float]:
-    """{(a, b, c): value} of (a, b, c, value) rows, e.g. (turn_total, dice, triple) -> p_win."""
-    return {(int(a), int(b), int(c)): float(value) for a, b, c, value in rows}
+    """{(a, b, c): value} of (a, b, c, value) rows, e.g. (turn_total, dice, triple) -> p_win (the
+    schema's INTEGER and DOUBLE columns come as int and float from both stores: no conversion,
+    which would cost more than the read for a pair's few hundred rows)."""
+    return {(a, b, c): value for a, b, c, value in rows}
 
 
 def _rolls(n: int) -> list[tuple[str, float]]:
@@ -278,6 +281,26 @@ def _rule_name(rules: str | None, variant: str | None) -> str:
     if variant is not None and rules is not None and variant != rules:
         raise BadInput(f"give the rule set once: rules={clip(rules)} and variant={clip(variant)} differ")
     return variant if variant is not None else ("ten-thousand" if rules is None else rules)
+
+
+#: Above every need ten_thousand_exceed can hold (a need is at most the opponent's score plus a unit)
+MAX_NEED = 2 * MAX_POINTS
+#: DuckDB reads a two-player pair's rows whole up to this many (a pair holds 751 on average at
+#: goal 10,000, at most 3,646), and only the turn totals asked (and the pair's ends) past it
+WHOLE_PAIR_ROWS = 1500
+#: A two-player pair's rows by position, prepared once per connection (Database.prepared)
+PAIR_ROWS_SQL = ("SELECT rowid, score, opponent, turn_total, dice, triple, p_win FROM ten_thousand_duel "
+                 "WHERE rowid BETWEEN $1 AND $2")
+
+
+@dataclass(frozen=True)
+class _Lookahead:
+    """One class's rolls for ROLL_VALUE_SQL: the distinct keep outcomes, and per roll its chance
+    and the outcomes its legal keeps lead to (none: a farkle)."""
+
+    outcomes: tuple  # (points, dice_after, triple_after) of every keep of the class, once each
+    rolls: list  # (probability, indices into outcomes) of every roll of the class's dice
+    max_points: int  # the most points one keep scores
 
 
 @dataclass
@@ -368,6 +391,12 @@ class Queries:
         self._rule_sets: dict[str, object] = {}
         self._odds: dict[tuple[str, int, int], list[OddsRow]] | None = None
         self._layouts: dict[tuple, object] = {}  # DuckDB: where blocks of rows lie (see _Layout), per connection
+        self._bounds_blocks: dict[tuple, tuple | None] = {}  # (rules, goal) -> see _bounds_block
+        self._bounds_asks: dict[tuple, int] = {}
+        self._exceed_asks: dict[str, int] = {}  # rules -> two-player lookups asked (SQLite: see _exceed_start)
+        self._solitaire_asks: dict[str, int] = {}  # DuckDB: see _solitaire_values
+        self._solitaire_blocks: dict[str, dict] = {}  # rules -> {(turn_total, dice, triple): (value, action)}
+        self._lookaheads: dict[tuple, _Lookahead] = {}  # (rules, dice, triple) -> see _lookahead
         #: blocks whose rows were not where the build puts them (read by key filters instead)
         self.misplaced: list[str] = []
         # (sql, params) -> (the rows Database.read remembers, what was made of them): a read answered
@@ -512,6 +541,7 @@ class Queries:
                 sql, params = LAST_TURN_SQL, dict(need=need, rules=rules, dice=n, triple=t, roll=roll)
                 values = None if sqlite else self._last_turn_values(rules, need, keeps)
             else:
+                self._asked(rules, goal)
                 sql, params = DUEL_LOOKAHEAD_SQL, dict(k=k, i=i, j=j, goal=goal, rules=rules, dice=n, triple=t, roll=roll,
                                                        unit=rule["unit"], start=rule["dice"])
                 if sqlite:
@@ -609,17 +639,71 @@ class Queries:
         self._layouts[key] = None
         self.misplaced.append(what)
 
+    def _asked(self, rules: str, goal: int) -> None:
+        """Count a two-player lookup of (rules, goal) on this connection (see _bounds_block)."""
+        key = (rules, goal)
+        self._bounds_asks[key] = self._bounds_asks.get(key, 0) + 1
+        self._exceed_asks[rules] = self._exceed_asks.get(rules, 0) + 1
+
+    def _bounds_block(self, rules: str, goal: int) -> tuple[array, array, array] | None:
+        """The whole (rules, goal) block of ten_thousand_duel_bounds in memory, as three arrays by
+        position (score // unit * G + opponent // unit): first_row, row_count, p_start.  Read from a
+        connection's second two-player lookup on (40,000 rows at goal 10,000, 10-30 ms once): it
+        saves a query per lookup after it, which a one-shot CLI lookup would never repay.  Every
+        row's key is checked against its position; None while not read, or when a key is not
+        where the build puts it (the lookups then read rows as before)."""
+        key = (rules, goal)
+        if key in self._bounds_blocks:
+            return self._bounds_blocks[key]
+        if self._bounds_asks.get(key, 0) < 2:
+            return None
+        unit = self._shape(rules)[0]
+        G = goal // unit
+        block = None
+        if self.db.store == "duckdb":
+            lay = self._layout("ten_thousand_duel_bounds", rules, goal)
+            if lay is not None:  # one row of three lists; the keys checked in the same scan
+                first_rows, counts, p_starts, fits, rows = self.db.fetchone(
+                    "SELECT list(first_row ORDER BY rowid), list(row_count ORDER BY rowid), list(p_start ORDER BY rowid), "
+                    "bool_and(score = (rowid - $base) // $G * $unit AND opponent = (rowid - $base) % $G * $unit "
+                    "AND p_start IS NOT NULL AND first_row IS NOT NULL AND row_count IS NOT NULL), count(*) "
+                    "FROM ten_thousand_duel_bounds WHERE rowid BETWEEN $base AND $base + $G * $G - 1",
+                    dict(base=lay.base, G=G, unit=unit))
+                if fits and rows == G * G:
+                    block = (array("q", first_rows), array("q", counts), array("d", p_starts))
+        else:
+            rows = self.db.fetchall(
+                "SELECT score, opponent, first_row, row_count, p_start FROM ten_thousand_duel_bounds "
+                "WHERE rules = ? AND goal = ? ORDER BY score, opponent", (rules, goal))
+            if len(rows) == G * G and all(s == n // G * unit and o == n % G * unit and p is not None
+                                          for n, (s, o, _first, _count, p) in enumerate(rows)):
+                block = (array("q", [row[2] for row in rows]), array("q", [row[3] for row in rows]),
+                         array("d", [row[4] for row in rows]))
+        self._bounds_blocks[key] = block
+        return block
+
     def _bounds_rows(self, rules: str, goal: int, score: int, opponents: tuple[int, int],
                      pair: tuple[int, int] | None = None):
-        """DuckDB, by position, in one read: {opponent: turn-start p_win} of ``score`` for opponents
-        ``opponents[0]``..``opponents[1]``, and (first_row, row_count) of ``pair`` in ten_thousand_duel;
-        None when the layout is not the build's."""
+        """{opponent: turn-start p_win} of ``score`` for opponents ``opponents[0]``..``opponents[1]``,
+        and (first_row, row_count) of ``pair`` in ten_thousand_duel: from the bounds block in memory
+        (either store), else on DuckDB by position in one read; None when neither can answer (SQLite
+        before the block is read, or a layout that is not the build's)."""
+        unit = self._shape(rules)[0]
+        G = goal // unit
+        if not 0 <= opponents[0] <= opponents[1] < G * unit:  # not one range of this score's row
+            return None
+        block = self._bounds_block(rules, goal)
+        if block is not None:  # no query
+            first_rows, counts, p_starts = block
+            row0 = score // unit * G
+            starts = {o: p_starts[row0 + o // unit] for o in range(opponents[0], opponents[1] + 1, unit)}
+            if pair is None:
+                return starts, None
+            at = pair[0] // unit * G + pair[1] // unit
+            return starts, (first_rows[at], counts[at])
         key = ("ten_thousand_duel_bounds", rules, goal)
         lay = self._layout(*key)
         if lay is None:
-            return None
-        unit, G = lay.unit, lay.size
-        if not 0 <= opponents[0] <= opponents[1] < G * unit:  # not one range of this score's row
             return None
         row0 = lay.base + (score // unit) * G
         lo, hi = row0 + opponents[0] // unit, row0 + opponents[1] // unit
@@ -654,23 +738,32 @@ class Queries:
             a = lay.base + first_row
             b = a + count - 1
             # the pair's rows in lo..hi, and its first and last rows and their neighbours (which must
-            # belong to other pairs): the rows at these positions are the whole pair
-            rows = self.db.read(
-                "SELECT rowid, score, opponent, turn_total, dice, triple, p_win FROM ten_thousand_duel "
-                "WHERE rowid BETWEEN ? AND ? AND (turn_total BETWEEN ? AND ? OR rowid <= ? OR rowid >= ?)",
-                (a - 1, b + 1, lo, hi, a, b),
-            )
-            out, ends = {}, 0
-            for rowid, s, o, k, d, t, p in rows:
-                mine = s == i and o == j
-                if rowid in (a - 1, b + 1) and mine or a <= rowid <= b and not mine:
-                    break
-                ends += rowid in (a, b)
-                if mine and lo <= k <= hi:
-                    out[(k, d, t)] = p
+            # belong to other pairs): the rows at these positions are the whole pair.  Up to
+            # WHOLE_PAIR_ROWS rows the whole range is read: DuckDB scans the row group either way, and
+            # a filter that keeps the ends costs more than the rows it drops
+            if count <= WHOLE_PAIR_ROWS:
+                rows = self.db.read(self.db.prepared("duel_pair_rows", PAIR_ROWS_SQL, a - 1, b + 1))
+                mine = [row for row in rows if row[1] == i and row[2] == j]
+                # count rows of the pair, none at a - 1 or b + 1: rowids are unique, so they are a..b
+                if count > 0 and len(mine) == count and all(a <= row[0] <= b for row in mine):
+                    return {(k, d, t): p for _rowid, _s, _o, k, d, t, p in mine if lo <= k <= hi}
             else:
-                if count > 0 and ends == (1 if a == b else 2):
-                    return out
+                rows = self.db.read(
+                    "SELECT rowid, score, opponent, turn_total, dice, triple, p_win FROM ten_thousand_duel "
+                    "WHERE rowid BETWEEN ? AND ? AND (turn_total BETWEEN ? AND ? OR rowid <= ? OR rowid >= ?)",
+                    (a - 1, b + 1, lo, hi, a, b),
+                )
+                out, ends = {}, 0
+                for rowid, s, o, k, d, t, p in rows:
+                    mine = s == i and o == j
+                    if rowid in (a - 1, b + 1) and mine or a <= rowid <= b and not mine:
+                        break
+                    ends += rowid in (a, b)
+                    if mine and lo <= k <= hi:
+                        out[(k, d, t)] = p
+                else:
+                    if count > 0 and ends == (1 if a == b else 2):
+                        return out
             self._misplaced(("ten_thousand_duel", rules, goal), f"ten_thousand_duel {rules} {goal}")
         return self.db.read(
             "SELECT turn_total, dice, triple, p_win FROM ten_thousand_duel WHERE rules = ? AND goal = ? "
@@ -686,19 +779,18 @@ class Queries:
 
     def _turn_starts(self, rules: str, goal: int, i: int, opponents: list[int]) -> dict[int, float]:
         """W(i, j) for each opponent score j: turn-start win probabilities."""
+        found = self._bounds_rows(rules, goal, i, (min(opponents), max(opponents))) if opponents else ({}, None)
+        if found is not None:  # the bounds block in memory, or DuckDB by position
+            return {o: found[0][o] for o in opponents if o in found[0]}
         if self.db.store == "duckdb":
-            found = self._bounds_rows(rules, goal, i, (min(opponents), max(opponents))) if opponents else ({}, None)
-            if found is not None:
-                every = found[0]
-            else:
-                # every turn start of score i (one row per opponent, a few hundred): one key range, where
-                # an IN list makes DuckDB hash-join a whole row group; remembered per connection
-                every = self.db.read(
-                    "SELECT opponent, p_win FROM ten_thousand_duel WHERE rules = ? AND goal = ? AND score = ? "
-                    "AND turn_total = 0 AND dice = ? AND triple = 0",
-                    (rules, goal, i, self._shape(rules)[1]),
-                    _by_first,
-                )
+            # every turn start of score i (one row per opponent, a few hundred): one key range, where
+            # an IN list makes DuckDB hash-join a whole row group; remembered per connection
+            every = self.db.read(
+                "SELECT opponent, p_win FROM ten_thousand_duel WHERE rules = ? AND goal = ? AND score = ? "
+                "AND turn_total = 0 AND dice = ? AND triple = 0",
+                (rules, goal, i, self._shape(rules)[1]),
+                _by_first,
+            )
             return {o: every[o] for o in opponents if o in every}
         marks = ", ".join("?" * len(set(opponents)))
         return self.db.read(  # SQLite: one index seek per opponent
@@ -747,10 +839,12 @@ class Queries:
     def _exceed_start(self, rules: str, lo: int, hi: int) -> dict:
         """(need, all dice, 0) -> optimal P_exceed for needs lo..hi: what a bank at or past the goal
         leaves the opponent.  DuckDB reads the whole column once per connection (1,680 rows at goal
-        10,000; remembered), SQLite the needs asked."""
+        10,000; remembered); SQLite the needs asked the first time, then the whole column."""
         start = self._shape(rules)[1]
         lay = self._layout("ten_thousand_exceed", rules, "optimal")
         if lay is None:
+            if self._exceed_asks.get(rules, 0) >= 2:  # from a connection's second two-player lookup
+                lo, hi = 0, MAX_NEED
             return self._exceed(rules, lo, hi, start, 0)
         return self._exceed(rules, lay.unit, lay.count // lay.size * lay.unit, start, 0)
 
@@ -807,11 +901,17 @@ class Queries:
         if lay is not None:
             unit, L = lay.unit, lay.size
             top = (lay.count // L - 1) * unit  # the stored bound
+            self._solitaire_asks[rules] = asks = self._solitaire_asks.get(rules, 0) + 1
             if lo > top:
                 stored = {}
+            elif rules in self._solitaire_blocks:  # held whole: no query
+                stored = self._solitaire_blocks[rules]
             else:
                 a, b = lay.base + (lo // unit) * L, lay.base + (min(hi, top) // unit + 1) * L - 1
-                rows = self.db.read(
+                whole = asks >= 2  # a connection that asks again reads the whole block once (13,890
+                if whole:  # rows at goal 10,000, a few ms) and keeps it as a dict, not in the read memo
+                    a, b = lay.base, lay.base + lay.count - 1
+                rows = (self.db.fetchall if whole else self.db.read)(
                     "SELECT rowid, turn_total, dice, triple, value, action FROM ten_thousand_solitaire "
                     "WHERE rowid BETWEEN ? AND ?", (a, b))
                 stored = {(kk, d, c): (float(v), act) for rowid, kk, d, c, v, act in rows
@@ -819,6 +919,8 @@ class Queries:
                 if len(stored) != b - a + 1 or len(rows) != b - a + 1:
                     stored = None
                     self._misplaced(("ten_thousand_solitaire", rules), f"ten_thousand_solitaire {rules}")
+                elif whole:
+                    self._solitaire_blocks[rules] = stored
         if stored is None:
             rows = self.db.read(
                 "SELECT turn_total, dice, triple, value, action FROM ten_thousand_solitaire WHERE rules = ? "
@@ -885,7 +987,9 @@ class Queries:
                          f"last turn: ten_thousand_exceed (need = opponent - score - turn_total + {unit} = {need})"
                          + ("" if row else "; past the stored needs, taken as 0"))
         can_bank = k > 0 and (i > 0 or k >= rule["opening_minimum"])
-        if self.db.store == "duckdb":  # by position: the turn starts of j, then the pair's rows from k on
+        self._asked(rules, goal)
+        if self.db.store == "duckdb" or self._bounds_block(rules, goal) is not None:
+            # the turn starts of j (by position, or the bounds block in memory), then the pair's rows from k on
             return self._state_by_position(rule, key, can_bank)
         bank = None
         if can_bank:
@@ -920,23 +1024,62 @@ class Queries:
                      "by one-step lookahead over every roll (ROLL_VALUE_SQL)")
 
     def _state_by_position(self, rule: dict, key: tuple, can_bank: bool) -> State:
-        """``state`` below the goal on DuckDB: one read of ten_thousand_duel_bounds (the turn starts of the
-        opponent's score and where the pair's rows lie), one of the pair's rows from the turn total on,
-        and the class's keeps and rolls (remembered per connection)."""
+        """``state`` below the goal on DuckDB: the turn starts of the opponent's score and where the
+        pair's rows lie (ten_thousand_duel_bounds, in memory from a connection's second two-player
+        lookup), one read of the pair's rows, and the class's keeps (remembered per connection).
+        A stored roll state is answered from its row; only a bank state needs the lookahead."""
+        rules, goal, i, j, k, n, t = key
+        unit, start = rule["unit"], rule["dice"]
+        look = self._lookahead(rules, n, t)
+        found = self._bounds_rows(rules, goal, j, self._opponents(rules, goal, i, k, [look.max_points]), (i, j))
+        if found is None:  # not laid out as the build writes it: key filters
+            return self._state_by_keys(rule, key, can_bank, look)
+        starts, where = found
+        if self.db.store == "sqlite":  # the state's own row first (one primary-key seek); the rest only for a bank state
+            own = self._pair_rows(rules, goal, i, j, k, k, None)
+            stored = own if (k, n, t) in own else self._pair_rows(rules, goal, i, j, k, k + look.max_points, None)
+        else:  # DuckDB: the pair's rows in one read (it scans a row group whatever it keeps)
+            stored = self._pair_rows(rules, goal, i, j, k, k + look.max_points, where)
+        if i not in starts or (can_bank and i + k < goal and i + k not in starts):
+            raise NotInDatabase(f"ten_thousand_duel lacks turn-start values of score {j}; rebuild: "
+                                "dicebase build ten-thousand --force")
+        bank = None
+        if can_bank:  # BANK_VALUE_SQL
+            bank = 1 - float(starts[i + k]) if i + k < goal else float(self._bank_value(rules, goal, i, j, k))
+        p = stored.get((k, n, t))
+        if p is not None:
+            p = float(p)
+            return State(*key, False, p, "roll", p, bank, "stored roll state (ten_thousand_duel); bank value "
+                         "from BANK_VALUE_SQL" if can_bank else "stored roll state (ten_thousand_duel)")
+        if bank is None:
+            raise NotInDatabase(f"state {key} should be a stored roll state but is missing; rebuild: "
+                                "dicebase build ten-thousand --force")
+        # DUEL_LOOKAHEAD_SQL's value of every distinct keep outcome (points, dice after, triple after)
+        over = [i + k + points - j + unit for points, _da, _ta in look.outcomes if i + k + points >= goal]
+        exceed = self._exceed_start(rules, min(over), max(over)) if over else {}
+        values = []
+        for points, da, ta in look.outcomes:
+            v = stored.get((k + points, da, ta))  # a stored roll state: roll on
+            if v is None:
+                banked = i + k + points
+                if banked < goal:
+                    if banked not in starts:
+                        raise NotInDatabase(f"ten_thousand_duel lacks turn-start values of score {j}; rebuild: "
+                                            "dicebase build ten-thousand --force")
+                    v = 1 - starts[banked]
+                else:
+                    v = 1 - exceed.get((banked - j + unit, start, 0), 0)
+            values.append(v)
+        parts = [(prob, max(map(values.__getitem__, outcomes)) if outcomes else None)
+                 for prob, outcomes in look.rolls]
+        return self._bank_state(key, bank, parts, 1.0 - starts[i])
+
+    def _state_by_keys(self, rule: dict, key: tuple, can_bank: bool, look: "_Lookahead") -> State:
+        """``_state_by_position`` for a file whose bounds are not where the build puts them."""
         rules, goal, i, j, k, n, t = key
         keeps = self._keeps(rules, n, t, None)
         values, w_ji, stored = self._duel_values(rules, goal, i, j, k, keeps, also=k)
-        bank = None
-        if can_bank:
-            # BANK_VALUE_SQL; below the goal from the read _duel_values made (remembered: no query)
-            found = None
-            if i + k < goal:
-                found = self._bounds_rows(rules, goal, j, self._opponents(rules, goal, i, k, [kp[2] for kp in keeps]),
-                                          (i, j))
-            if found is not None and i + k in found[0]:
-                bank = 1 - float(found[0][i + k])
-            else:
-                bank = float(self._bank_value(rules, goal, i, j, k))
+        bank = float(self._bank_value(rules, goal, i, j, k)) if can_bank else None
         p = stored.get((k, n, t))
         if p is not None:
             p = float(p)
@@ -950,6 +1093,21 @@ class Queries:
             best[keep[0]] = max(v, best.get(keep[0], v))
         parts = [(prob, best.get(r)) for r, prob in _rolls(n)]
         return self._bank_state(key, bank, parts, 1.0 - w_ji)
+
+    def _lookahead(self, rules: str, n: int, t: int) -> "_Lookahead":
+        """The keeps of every roll of (n dice, triple t) grouped for the one-step lookahead
+        (remembered per connection)."""
+        look = self._lookaheads.get((rules, n, t))
+        if look is None:
+            keeps = self._keeps(rules, n, t, None)
+            index: dict[tuple[int, int, int], int] = {}
+            by_roll: dict[str, list[int]] = {}
+            for roll, _keep, points, _used, da, ta, _hd, _dom in keeps:
+                by_roll.setdefault(roll, []).append(index.setdefault((points, da, ta), len(index)))
+            look = _Lookahead(tuple(index), [(prob, tuple(by_roll.get(roll, ()))) for roll, prob in _rolls(n)],
+                              max((kp[2] for kp in keeps), default=0))
+            self._lookaheads[(rules, n, t)] = look
+        return look
 
     def thresholds(self, rules: str | None = None, *, variant: str | None = None) -> list[Threshold]:
         """Per (dice, triple): smallest reachable turn total, optimal bank threshold, seed 004's
