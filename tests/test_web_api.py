@@ -157,6 +157,25 @@ def test_parameters_the_api_refuses(clients, query, words):
     assert words in response.json()["error"]
 
 
+def test_a_roll_of_more_dice_than_http_takes_is_refused_before_any_lookup(clients, monkeypatch):
+    """Threes' many-dice answers grow with the square of the roll (138 MB at 5,000 dice): over
+    HTTP a roll takes at most MAX_LIST_VALUES dice, refused with 400 and one line naming the CLI,
+    and the lookup never runs; at the bound the request goes on to the lookup."""
+    from dicebase.query import threes
+    from dicebase.web import api
+
+    client, _ = clients("threes", "duckdb")
+    ran = []
+    monkeypatch.setattr(threes.Queries, "best", lambda self, *a, _best=threes.Queries.best, **k: ran.append(1) or _best(self, *a, **k))
+    response = client.get("/api/v1/threes/best?dice=" + ",".join(["3"] * (api.MAX_LIST_VALUES + 1)))
+    assert response.status_code == 400 and not ran
+    assert response.json()["error"] == (f"dice takes at most {api.MAX_LIST_VALUES:,} values over HTTP, got "
+                                        f"{api.MAX_LIST_VALUES + 1:,} (the answer grows with their square); "
+                                        "the CLI answers larger ones: dicebase threes best ...")
+    at_bound = client.get("/api/v1/threes/best?dice=" + ",".join(["3"] * api.MAX_LIST_VALUES))
+    assert "over HTTP" not in at_bound.text and ran
+
+
 def test_flags_and_unknown_paths(clients):
     client, _ = clients("threes", "duckdb")
     on = client.get("/api/v1/threes/best?dice=6,5,4,2&variant=reroll&score=1&must_keep_two=true").json()

@@ -24,6 +24,11 @@ ROOT_COMMANDS = ("info", "schema")
 #: Parameters every lookup has that make no sense over HTTP: the server chooses the database and the format.
 NOT_PARAMETERS = {"db_path", "fmt", "as_json"}
 FLAG_VALUES = {"true": True, "false": False}
+#: Values a list parameter (the dice of a roll) takes over HTTP.  Threes' expected-score `best`
+#: takes rolls of up to the built many_dice (5,000), and its answer lists every keep with its dice:
+#: it grows with the square of the roll (1.4 MB and 0.2 s at 500 dice, 138 MB and 7 s at 5,000),
+#: which one request should not be able to make a shared server compute and send.
+MAX_LIST_VALUES = 500
 
 
 @dataclass(frozen=True)
@@ -111,6 +116,10 @@ class Endpoint:
                     options.append(parameter.flag)
             elif parameter.is_list:
                 positional[key] = [v.strip() for v in value.split(",")]
+                if len(positional[key]) > MAX_LIST_VALUES:
+                    raise BadInput(f"{key} takes at most {MAX_LIST_VALUES:,} values over HTTP, got "
+                                   f"{len(positional[key]):,} (the answer grows with their square); "
+                                   f"the CLI answers larger ones: dicebase {' '.join(self.cli_path)} ...")
             elif isinstance(parameter.param, click.Argument):
                 positional[key] = [value]
             else:
