@@ -395,6 +395,7 @@ class Queries:
         self._bounds_asks: dict[tuple, int] = {}
         self._exceed_asks: dict[str, int] = {}  # rules -> two-player lookups asked (SQLite: see _exceed_start)
         self._solitaire_asks: dict[str, int] = {}  # DuckDB: see _solitaire_values
+        self._exceed_columns: dict[str, dict] = {}  # rules -> see _exceed_start
         self._solitaire_blocks: dict[str, dict] = {}  # rules -> {(turn_total, dice, triple): (value, action)}
         self._lookaheads: dict[tuple, _Lookahead] = {}  # (rules, dice, triple) -> see _lookahead
         #: blocks whose rows were not where the build puts them (read by key filters instead)
@@ -843,10 +844,17 @@ class Queries:
         start = self._shape(rules)[1]
         lay = self._layout("ten_thousand_exceed", rules, "optimal")
         if lay is None:
-            if self._exceed_asks.get(rules, 0) >= 2:  # from a connection's second two-player lookup
-                lo, hi = 0, MAX_NEED
-            return self._exceed(rules, lo, hi, start, 0)
-        return self._exceed(rules, lay.unit, lay.count // lay.size * lay.unit, start, 0)
+            if self._exceed_asks.get(rules, 0) < 2:
+                return self._exceed(rules, lo, hi, start, 0)
+            # from a connection's second two-player lookup: the whole column, kept with the bounds
+            # block (not only in the read memo, which a full memo drops: reading it again scans
+            # every need of the rule set, about 4 ms on SQLite)
+            if rules not in self._exceed_columns:
+                self._exceed_columns[rules] = self._exceed(rules, 0, MAX_NEED, start, 0)
+            return self._exceed_columns[rules]
+        if rules not in self._exceed_columns:  # DuckDB: one rowid range, read whole the first time
+            self._exceed_columns[rules] = self._exceed(rules, lay.unit, lay.count // lay.size * lay.unit, start, 0)
+        return self._exceed_columns[rules]
 
     def _duel_values(self, rules: str, goal: int, i: int, j: int, k: int,
                      keeps: list[tuple], also: int | None = None) -> tuple[list[tuple[float, str]], float, dict]:
