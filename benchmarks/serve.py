@@ -292,7 +292,11 @@ def start_server(db: str, workers: int | None, cache: bool) -> tuple[subprocess.
     if not cache:
         argv += ["--cache-mb", "0"]
     started = time.monotonic()
-    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+    # Its own process group (so that a server that does not stop is killed whole, its workers
+    # included) and Ctrl-C's default action: a shell runs a background job with SIGINT ignored,
+    # and Python keeps an ignored SIGINT ignored, so the SIGINT that stops it would do nothing.
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
+                            start_new_session=True, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     line = proc.stdout.readline()
     if " at http://" not in line:
         raise SystemExit(f"dicebase serve did not start: {line}{proc.stderr.read()}")
@@ -371,7 +375,9 @@ def measure(db: str, workload: str, cache: bool, start: str, workers: int | None
         try:
             proc.wait(timeout=30)
         except subprocess.TimeoutExpired:
-            proc.kill()
+            os.killpg(proc.pid, signal.SIGKILL)  # the server and its worker processes
+            proc.wait()
+            print("dicebase serve did not stop within 30 s of SIGINT: killed", file=sys.stderr)
     seconds = result["duration_us"] / 1e6
     return {"db": db, "workload": workload, "cache": cache, "start": start, "in_page_cache": in_page_cache,
             "workers": workers or default_workers(), "warm_seconds": warm_seconds,
