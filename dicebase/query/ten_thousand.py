@@ -1007,13 +1007,9 @@ class Queries:
             "AND turn_total = ? AND dice = ? AND triple = ?",
             key,
         ))
-        if row is not None:
-            p = float(row[0])
-            return State(*key, False, p, "roll", p, bank, "stored roll state (ten_thousand_duel); bank value "
-                         "from BANK_VALUE_SQL" if can_bank else "stored roll state (ten_thousand_duel)")
-        if bank is None:
-            raise NotInDatabase(f"state {key} should be a stored roll state but is missing; rebuild: "
-                                "dicebase build ten-thousand --force")
+        stored = self._stored_state(key, None if row is None else row[0], bank)
+        if stored is not None:
+            return stored
         # ROLL_VALUE_SQL: each roll's best keep, a farkle worth 1 - W(j, i), weighted by the roll's
         # chance; summed here (math.fsum) so that both stores give the same bits
         # SQLite: its indexed joins run the documented query fastest
@@ -1021,6 +1017,20 @@ class Queries:
         parts = self.db.read(*positional(ROLL_PARTS_SQL, dict(
             i=i, j=j, k=k, goal=goal, rules=rules, dice=n, triple=t, unit=unit, start=rule["dice"])))
         return self._bank_state(key, bank, parts, farkle)
+
+    @staticmethod
+    def _stored_state(key: tuple, p_win, bank: float | None) -> State | None:
+        """The state of ``key`` when it is a stored roll state (``p_win`` read from its row); None
+        for a bank state, which the caller values by the lookahead.  A state that can neither bank
+        (``bank`` None) nor was found stored is missing from the file."""
+        if p_win is not None:
+            p = float(p_win)
+            return State(*key, False, p, "roll", p, bank, "stored roll state (ten_thousand_duel)" if bank is None
+                         else "stored roll state (ten_thousand_duel); bank value from BANK_VALUE_SQL")
+        if bank is None:
+            raise NotInDatabase(f"state {key} should be a stored roll state but is missing; rebuild: "
+                                "dicebase build ten-thousand --force")
+        return None
 
     @staticmethod
     def _bank_state(key: tuple, bank: float, parts, farkle: float) -> State:
@@ -1041,7 +1051,7 @@ class Queries:
         look = self._lookahead(rules, n, t)
         found = self._bounds_rows(rules, goal, j, self._opponents(rules, goal, i, k, [look.max_points]), (i, j))
         if found is None:  # not laid out as the build writes it: key filters
-            return self._state_by_keys(rule, key, can_bank, look)
+            return self._state_by_keys(rule, key, can_bank)
         starts, where = found
         if self.db.store == "sqlite":  # the state's own row first (one primary-key seek); the rest only for a bank state
             own = self._pair_rows(rules, goal, i, j, k, k, None)
@@ -1054,14 +1064,9 @@ class Queries:
         bank = None
         if can_bank:  # BANK_VALUE_SQL
             bank = 1 - float(starts[i + k]) if i + k < goal else float(self._bank_value(rules, goal, i, j, k))
-        p = stored.get((k, n, t))
-        if p is not None:
-            p = float(p)
-            return State(*key, False, p, "roll", p, bank, "stored roll state (ten_thousand_duel); bank value "
-                         "from BANK_VALUE_SQL" if can_bank else "stored roll state (ten_thousand_duel)")
-        if bank is None:
-            raise NotInDatabase(f"state {key} should be a stored roll state but is missing; rebuild: "
-                                "dicebase build ten-thousand --force")
+        answer = self._stored_state(key, stored.get((k, n, t)), bank)
+        if answer is not None:
+            return answer
         # DUEL_LOOKAHEAD_SQL's value of every distinct keep outcome (points, dice after, triple after)
         over = [i + k + points - j + unit for points, _da, _ta in look.outcomes if i + k + points >= goal]
         exceed = self._exceed_start(rules, min(over), max(over)) if over else {}
@@ -1082,20 +1087,15 @@ class Queries:
                  for prob, outcomes in look.rolls]
         return self._bank_state(key, bank, parts, 1.0 - starts[i])
 
-    def _state_by_keys(self, rule: dict, key: tuple, can_bank: bool, look: "_Lookahead") -> State:
+    def _state_by_keys(self, rule: dict, key: tuple, can_bank: bool) -> State:
         """``_state_by_position`` for a file whose bounds are not where the build puts them."""
         rules, goal, i, j, k, n, t = key
         keeps = self._keeps(rules, n, t, None)
         values, w_ji, stored = self._duel_values(rules, goal, i, j, k, keeps, also=k)
         bank = float(self._bank_value(rules, goal, i, j, k)) if can_bank else None
-        p = stored.get((k, n, t))
-        if p is not None:
-            p = float(p)
-            return State(*key, False, p, "roll", p, bank, "stored roll state (ten_thousand_duel); bank value "
-                         "from BANK_VALUE_SQL" if can_bank else "stored roll state (ten_thousand_duel)")
-        if bank is None:
-            raise NotInDatabase(f"state {key} should be a stored roll state but is missing; rebuild: "
-                                "dicebase build ten-thousand --force")
+        answer = self._stored_state(key, stored.get((k, n, t)), bank)
+        if answer is not None:
+            return answer
         best: dict[str, float] = {}
         for keep, (v, _then) in zip(keeps, values):
             best[keep[0]] = max(v, best.get(keep[0], v))
