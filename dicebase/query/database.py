@@ -441,7 +441,7 @@ class Database:
         self._state = threading.Lock()  # orders a query's end against the watchdog's and interrupt()'s stop
         self._memo: dict[tuple, Any] = {}  # Database.read: (sql, params, into) -> result
         self._memo_rows = 0
-        self._prepared: set[str] = set()  # DuckDB: statements prepared on this connection (prepared())
+        self._prepared: dict[str, str] = {}  # DuckDB: SQL -> name of its statement on this connection (prepared())
         path = location.path
         try:
             st = os.stat(path)
@@ -674,21 +674,22 @@ class Database:
         self._memo_rows += len(rows)
         return value
 
-    def prepared(self, name: str, sql: str, *values: int) -> str:
-        """DuckDB: the text that runs ``sql`` for these integer ``values`` ($1, $2, ...), prepared
-        once per connection as ``dicebase_<name>``, for ``read``.  DuckDB then plans the statement
-        once, which saves about a tenth of a lookup's point read.  Its EXECUTE takes no bound
-        parameters, so the values are written into the text: only integers (positions computed by
-        the caller, never a user's text) are accepted."""
+    def prepared(self, sql: str, *values: int) -> str:
+        """DuckDB: the text that runs ``sql`` for these integer ``values`` ($1, $2, ...), for ``read``;
+        ``sql`` is prepared once per connection, under a name made from its text.  DuckDB then plans
+        the statement once, which saves about a tenth of a lookup's point read.  Its EXECUTE takes
+        no bound parameters, so the values are written into the text: only integers (positions
+        computed by the caller, never a user's text) are accepted."""
         if self.store != "duckdb":
             raise BadInput("prepared statements are read through DuckDB only")
-        if not (isinstance(name, str) and name.isidentifier() and isinstance(sql, str)
-                and all(type(v) is int for v in values)):
-            raise BadInput(f"a prepared statement needs a plain name, SQL text and integer values, got {clip(name)}")
-        if name not in self._prepared:
-            self.fetchall(f"PREPARE dicebase_{name} AS {sql}")
-            self._prepared.add(name)
-        return f"EXECUTE dicebase_{name}({', '.join(str(v) for v in values)})"
+        if not isinstance(sql, str) or not all(type(v) is int for v in values):
+            raise BadInput(f"a prepared statement needs SQL text and integer values, got {clip(sql)}")
+        name = self._prepared.get(sql)
+        if name is None:
+            name = f"dicebase_{len(self._prepared)}"
+            self.fetchall(f"PREPARE {name} AS {sql}")
+            self._prepared[sql] = name
+        return f"EXECUTE {name}({', '.join(str(v) for v in values)})"
 
     def forget_reads(self) -> None:
         """Drop what ``read`` remembers (benchmarks measure uncached lookups with it)."""
@@ -737,7 +738,7 @@ class Database:
         twin._running = None  # its own query state
         twin._state = threading.Lock()
         twin._memo, twin._memo_rows = {}, 0  # each thread's connection remembers its own reads
-        twin._prepared = set()  # and prepares its own statements
+        twin._prepared = {}  # and prepares its own statements
         _the_watchdog().watch(twin)
         return twin
 

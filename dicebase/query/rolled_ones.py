@@ -351,9 +351,7 @@ class Queries:
             at = self._position(v, key)
             if at is not None:
                 # the variant's block was checked at both ends (_position); the row's own key here
-                name = "rolled_ones_state_" + "_".join(c.strip() for c in columns.split(","))
-                row = first(self.db.read(self.db.prepared(
-                    name, f"SELECT p, i, j, k, o, {columns} FROM {STATES} WHERE rowid = $1", at)))
+                row = first(self.db.read(self.db.prepared(f"SELECT p, i, j, k, o, {columns} FROM {STATES} WHERE rowid = $1", at)))
                 if row is not None and tuple(row[:5]) == key:
                     return tuple(row[5:])
                 self._bases[v.name] = None  # not the build's layout: key filters from now on

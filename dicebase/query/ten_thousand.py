@@ -392,8 +392,7 @@ class Queries:
         self._odds: dict[tuple[str, int, int], list[OddsRow]] | None = None
         self._layouts: dict[tuple, object] = {}  # DuckDB: where blocks of rows lie (see _Layout), per connection
         self._bounds_blocks: dict[tuple, tuple | None] = {}  # (rules, goal) -> see _bounds_block
-        self._bounds_asks: dict[tuple, int] = {}
-        self._exceed_asks: dict[str, int] = {}  # rules -> two-player lookups asked (SQLite: see _exceed_start)
+        self._bounds_asks: dict[tuple, int] = {}  # (rules, goal) -> two-player lookups asked (_asked)
         self._solitaire_asks: dict[str, int] = {}  # DuckDB: see _solitaire_values
         self._exceed_columns: dict[str, dict] = {}  # rules -> see _exceed_start
         self._solitaire_blocks: dict[str, dict] = {}  # rules -> {(turn_total, dice, triple): (value, action)}
@@ -644,7 +643,6 @@ class Queries:
         """Count a two-player lookup of (rules, goal) on this connection (see _bounds_block)."""
         key = (rules, goal)
         self._bounds_asks[key] = self._bounds_asks.get(key, 0) + 1
-        self._exceed_asks[rules] = self._exceed_asks.get(rules, 0) + 1
 
     def _bounds_block(self, rules: str, goal: int) -> tuple[array, array, array] | None:
         """The whole (rules, goal) block of ten_thousand_duel_bounds in memory, as three arrays by
@@ -743,7 +741,7 @@ class Queries:
             # WHOLE_PAIR_ROWS rows the whole range is read: DuckDB scans the row group either way, and
             # a filter that keeps the ends costs more than the rows it drops
             if count <= WHOLE_PAIR_ROWS:
-                rows = self.db.read(self.db.prepared("duel_pair_rows", PAIR_ROWS_SQL, a - 1, b + 1))
+                rows = self.db.read(self.db.prepared(PAIR_ROWS_SQL, a - 1, b + 1))
                 mine = [row for row in rows if row[1] == i and row[2] == j]
                 # count rows of the pair, none at a - 1 or b + 1: rowids are unique, so they are a..b
                 if count > 0 and len(mine) == count and all(a <= row[0] <= b for row in mine):
@@ -844,7 +842,7 @@ class Queries:
         start = self._shape(rules)[1]
         lay = self._layout("ten_thousand_exceed", rules, "optimal")
         if lay is None:
-            if self._exceed_asks.get(rules, 0) < 2:
+            if sum(n for (r, _goal), n in self._bounds_asks.items() if r == rules) < 2:  # see _asked
                 return self._exceed(rules, lo, hi, start, 0)
             # from a connection's second two-player lookup: the whole column, kept with the bounds
             # block (not only in the read memo, which a full memo drops: reading it again scans
