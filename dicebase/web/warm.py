@@ -22,6 +22,7 @@ half the memory the system has available.  Lookups are served meanwhile.
 from __future__ import annotations
 
 import os
+import sys
 import threading
 import time
 
@@ -41,6 +42,14 @@ def available_memory_bytes() -> int | None:
     return None
 
 
+def _say(line: str) -> None:
+    """One line on standard output in one write: the worker processes of ``dicebase serve`` share
+    it, and print() may write the text and its newline apart (unbuffered output), so two
+    processes' lines could run together."""
+    sys.stdout.write(line + "\n")
+    sys.stdout.flush()
+
+
 def _quoted(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
@@ -50,7 +59,7 @@ class Warmer:
 
     def __init__(self, db, say=None):
         self.db = db
-        self.say = say or (lambda line: print(line, flush=True))
+        self.say = say or _say
         self._stop = threading.Event()
         self._twin = None  # the DuckDB cursor scanning, to interrupt
         self._thread = threading.Thread(target=self.run, name="dicebase-warm", daemon=True)
