@@ -442,6 +442,8 @@ class Database:
         self._memo: dict[tuple, Any] = {}  # Database.read: (sql, params, into) -> result
         self._memo_rows = 0
         self._prepared: dict[str, str] = {}  # DuckDB: SQL -> name of its statement on this connection (prepared())
+        #: tables held in memory (e.g. Queries.hold of the 10,000 game), shared with for_thread()'s twins
+        self._held: dict[tuple, Any] = {}
         path = location.path
         try:
             st = os.stat(path)
@@ -691,6 +693,14 @@ class Database:
             self._prepared[sql] = name
         return f"EXECUTE {name}({', '.join(str(v) for v in values)})"
 
+    def fetch_arrays(self, sql: str, params: tuple | list = ()) -> dict:
+        """DuckDB: the result's columns as numpy arrays, by name (for loading a table into memory;
+        never on a one-shot lookup's path, which must not import numpy)."""
+        if self.store != "duckdb":
+            raise BadInput("columns as arrays are read through DuckDB only")
+        _check_statement(sql, params)
+        return self._run(lambda con: _cursor(con, sql, params).fetchnumpy())
+
     def forget_reads(self) -> None:
         """Drop what ``read`` remembers (benchmarks measure uncached lookups with it)."""
         self._memo.clear()
@@ -745,6 +755,7 @@ class Database:
     def close(self) -> None:
         con, self._con = self._con, None
         self.forget_reads()
+        self._held = {}  # this object's reference: twins keep theirs
         for name in _PER_CONNECTION:  # their caches belong to this connection: a lookup after close() fails
             self.__dict__.pop(name, None)
         run = self._running

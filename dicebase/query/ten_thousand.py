@@ -648,38 +648,78 @@ class Queries:
         """The whole (rules, goal) block of ten_thousand_duel_bounds in memory, as three arrays by
         position (score // unit * G + opponent // unit): first_row, row_count, p_start.  Read from a
         connection's second two-player lookup on (40,000 rows at goal 10,000, 10-30 ms once): it
-        saves a query per lookup after it, which a one-shot CLI lookup would never repay.  Every
-        row's key is checked against its position; None while not read, or when a key is not
-        where the build puts it (the lookups then read rows as before)."""
+        saves a query per lookup after it, which a one-shot CLI lookup would never repay; taken
+        from the held block when there is one (:meth:`hold`).  None while not read, or when a key
+        is not where the build puts it (the lookups then read rows as before)."""
         key = (rules, goal)
         if key in self._bounds_blocks:
             return self._bounds_blocks[key]
+        held = self.db._held.get(("ten_thousand_duel", rules, goal))
+        if held is not None:
+            return held.bounds
         if self._bounds_asks.get(key, 0) < 2:
             return None
-        unit = self._shape(rules)[0]
-        G = goal // unit
-        block = None
-        if self.db.store == "duckdb":
-            lay = self._layout("ten_thousand_duel_bounds", rules, goal)
-            if lay is not None:  # one row of three lists; the keys checked in the same scan
-                first_rows, counts, p_starts, fits, rows = self.db.fetchone(
-                    "SELECT list(first_row ORDER BY rowid), list(row_count ORDER BY rowid), list(p_start ORDER BY rowid), "
-                    "bool_and(score = (rowid - $base) // $G * $unit AND opponent = (rowid - $base) % $G * $unit "
-                    "AND p_start IS NOT NULL AND first_row IS NOT NULL AND row_count IS NOT NULL), count(*) "
-                    "FROM ten_thousand_duel_bounds WHERE rowid BETWEEN $base AND $base + $G * $G - 1",
-                    dict(base=lay.base, G=G, unit=unit))
-                if fits and rows == G * G:
-                    block = (array("q", first_rows), array("q", counts), array("d", p_starts))
-        else:
-            rows = self.db.fetchall(
-                "SELECT score, opponent, first_row, row_count, p_start FROM ten_thousand_duel_bounds "
-                "WHERE rules = ? AND goal = ? ORDER BY score, opponent", (rules, goal))
-            if len(rows) == G * G and all(s == n // G * unit and o == n % G * unit and p is not None
-                                          for n, (s, o, _first, _count, p) in enumerate(rows)):
-                block = (array("q", [row[2] for row in rows]), array("q", [row[3] for row in rows]),
-                         array("d", [row[4] for row in rows]))
+        block = self._read_bounds_block(rules, goal)
         self._bounds_blocks[key] = block
         return block
+
+    def _read_bounds_block(self, rules: str, goal: int) -> tuple[array, array, array] | None:
+        """The bounds block of :meth:`_bounds_block`, read in one query; every row's key is checked
+        against its position (None if one is not where the build puts it)."""
+        unit = self._shape(rules)[0]
+        G = goal // unit
+        if self.db.store == "duckdb":
+            lay = self._layout("ten_thousand_duel_bounds", rules, goal)
+            if lay is None:
+                return None
+            # one row of three lists; the keys checked in the same scan
+            first_rows, counts, p_starts, fits, rows = self.db.fetchone(
+                "SELECT list(first_row ORDER BY rowid), list(row_count ORDER BY rowid), list(p_start ORDER BY rowid), "
+                "bool_and(score = (rowid - $base) // $G * $unit AND opponent = (rowid - $base) % $G * $unit "
+                "AND p_start IS NOT NULL AND first_row IS NOT NULL AND row_count IS NOT NULL), count(*) "
+                "FROM ten_thousand_duel_bounds WHERE rowid BETWEEN $base AND $base + $G * $G - 1",
+                dict(base=lay.base, G=G, unit=unit))
+            if fits and rows == G * G:
+                return array("q", first_rows), array("q", counts), array("d", p_starts)
+            return None
+        rows = self.db.fetchall(
+            "SELECT score, opponent, first_row, row_count, p_start FROM ten_thousand_duel_bounds "
+            "WHERE rules = ? AND goal = ? ORDER BY score, opponent", (rules, goal))
+        if len(rows) == G * G and all(s == n // G * unit and o == n % G * unit and p is not None
+                                      for n, (s, o, _first, _count, p) in enumerate(rows)):
+            return (array("q", [row[2] for row in rows]), array("q", [row[3] for row in rows]),
+                    array("d", [row[4] for row in rows]))
+        return None
+
+    def hold(self, rules: str | None = None, *, stop=None) -> int:
+        """Keep the two-player table of ``rules`` (default: every rule set whose two-player game
+        is built) in memory, so that later two-player lookups on this database, from any of its
+        threads (``Database.for_thread``), run no query (dicebase/query/held.py).  DuckDB only:
+        SQLite answers by primary key in about 0.1 ms already.  Costs about 12 bytes a row (360
+        MB at goal 10,000) and a few seconds, once; ``dicebase serve`` calls it while warming.
+        ``stop()`` (a function) ends the loading early.  Returns the bytes held now."""
+        if self.db.store != "duckdb":
+            return 0
+        from dicebase.query import held as held_module
+
+        names = [_rule_name(rules, None)] if rules is not None else [
+            name for name in self.rule_sets() if self.db.fetchone(
+                "SELECT count(*) FROM ten_thousand_policy_duel WHERE rules = ?", (name,))[0]]
+        for name in names:
+            goal = self.goal(name)
+            key = ("ten_thousand_duel", name, goal)
+            if key in self.db._held:
+                continue
+            unit = self._shape(name)[0]
+            lay = self._layout("ten_thousand_duel", name, goal)
+            bounds = self._read_bounds_block(name, goal)
+            if lay is None or bounds is None:
+                continue  # not laid out as the build writes it: the lookups read it as before
+            got = held_module.load(self.db.fetch_arrays, lay.base, lay.count, unit, goal // unit, bounds,
+                                   stop=stop or (lambda: False))
+            if got is not None:
+                self.db._held[key] = got
+        return sum(v.nbytes for v in self.db._held.values())
 
     def _bounds_rows(self, rules: str, goal: int, score: int, opponents: tuple[int, int],
                      pair: tuple[int, int] | None = None):
@@ -730,7 +770,11 @@ class Queries:
     def _pair_rows(self, rules: str, goal: int, i: int, j: int, lo: int, hi: int,
                    where: tuple[int, int] | None) -> dict[tuple[int, int, int], float]:
         """{(turn_total, dice, triple): p_win} of the stored states of pair (i, j) with turn totals
-        lo..hi: by position (``where`` = the pair's (first_row, row_count)) or by key filter."""
+        lo..hi: from the held block (:meth:`hold`), by position (``where`` = the pair's (first_row,
+        row_count)) or by key filter."""
+        held = self.db._held.get(("ten_thousand_duel", rules, goal))
+        if held is not None:
+            return held.pair_rows(i, j, lo, hi)
         lay = self._layout("ten_thousand_duel", rules, goal) if where is not None else None
         if lay is not None:
             first_row, count = where
