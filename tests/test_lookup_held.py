@@ -1,8 +1,8 @@
-"""``Queries.hold()`` keeps the two-player 10,000 table in memory (dicebase/query/held.py, issue
-12): the held answers must be the file's answers bit for bit, on every thread of the database,
-with no query of ten_thousand_duel; a table not laid out as the build writes it must not be
-held (its lookups read the file as before); SQLite holds nothing; and ``dicebase serve``'s
-warm-up holds it and lets go of the blocks that loading read."""
+"""``Queries.hold()`` keeps the two-player 10,000 table and Great Rolled Ones' states in memory
+(dicebase/query/held.py, issue 12): the held answers must be the file's answers bit for bit, on
+every thread of the database, with no query of the held table; a table not laid out as the build
+writes it must not be held (its lookups read the file as before); SQLite holds nothing; and
+``dicebase serve``'s warm-up holds them and lets go of the blocks that loading read."""
 
 from __future__ import annotations
 
@@ -12,18 +12,19 @@ import dicebase
 from dicebase.query import database as database_module
 from dicebase.query.base import DatabaseClosed
 from dicebase.web import warm
-from test_lookup_positions import GAMES, TWO, _answers, _cases, _reorder, _tampered
+from test_lookup_positions import (GAMES, TWO, _answers, _cases, _reorder, _rolled_answers, _rolled_cases,
+                                   _tampered, rolled_two_variants)
 
 KEY = ("ten_thousand_duel", "ten-thousand")
 
 
-def _duel_reads(monkeypatch) -> list[str]:
-    """Every statement run from now on that reads ten_thousand_duel (its bounds table aside)."""
+def _duel_reads(monkeypatch, table: str = "ten_thousand_duel") -> list[str]:
+    """Every statement run from now on that reads ``table`` (the 10,000 bounds table aside)."""
     seen: list[str] = []
     real = database_module._cursor
 
     def cursor(con, sql, params):
-        if "ten_thousand_duel " in sql + " " and "ten_thousand_duel_bounds" not in sql:
+        if f"{table} " in sql + " " and "ten_thousand_duel_bounds" not in sql:
             seen.append(sql)
         return real(con, sql, params)
 
@@ -139,3 +140,41 @@ def test_the_server_warm_up_holds_the_table_and_lets_go_of_its_blocks(built_db, 
         warm.Warmer._drop_buffer_pool(scanned)
         assert pool(scanned) <= 4e6 < full
         assert scanned.fetchone("SELECT current_setting('memory_limit')")[0] == limit
+
+
+def test_rolled_ones_held_answers_are_the_files_answers_with_no_query(rolled_two_variants, monkeypatch):
+    """Two variants in one file: random best and policy lookups, held and not held (and on
+    SQLite), equal bit for bit; held, they read no row of rolled_ones_states, on the connection
+    and on another thread's twin."""
+    path = rolled_two_variants["duckdb"]
+    with dicebase.open(path) as plain, dicebase.open(path) as held, \
+            dicebase.open(f"sqlite:///{rolled_two_variants['sqlite']}") as lite:
+        cases = _rolled_cases(plain.rolled_ones, 5)
+        want = _rolled_answers(plain, cases)
+        assert sum(not isinstance(a, str) for a in want) > 300
+        assert held.rolled_ones.hold() > 0
+        assert _held_keys(held) == {("rolled_ones_states", "goal8-dice5-ones3"), ("rolled_ones_states", "quick")}
+        twin = held.for_thread()
+        twin.rolled_ones.best(1, 0, 0, 0, 0, variant="quick")  # its variants and block ends: read once
+        twin.rolled_ones.best(1, 0, 0, 0, 0, variant="goal8-dice5-ones3")
+        reads = _duel_reads(monkeypatch, "rolled_ones_states")
+        assert _rolled_answers(held, cases) == want
+        assert _rolled_answers(twin, cases) == want
+        assert reads == []
+        monkeypatch.undo()
+        assert _rolled_answers(lite, cases) == want
+        assert lite.rolled_ones.hold() == 0 and lite._held == {}
+        twin.close()
+
+
+@pytest.mark.parametrize("order", ["variant, p, i, j DESC, k, o", "variant DESC, p, i, j, k, o"],
+                         ids=["reordered-within-a-variant", "variants-reversed"])
+def test_rolled_ones_states_not_as_the_build_wrote_them_are_not_held(rolled_two_variants, tmp_path, order):
+    src = rolled_two_variants["duckdb"]
+    with dicebase.open(src) as plain:
+        cases = _rolled_cases(plain.rolled_ones, 6, count=150)
+        want = _rolled_answers(plain, cases)
+    path = _tampered(src, tmp_path, _reorder("rolled_ones_states", order))
+    with dicebase.open(path) as db:
+        assert db.rolled_ones.hold() == 0 and db._held == {}
+        assert _rolled_answers(db, cases) == want

@@ -699,7 +699,14 @@ class Database:
         if self.store != "duckdb":
             raise BadInput("columns as arrays are read through DuckDB only")
         _check_statement(sql, params)
-        return self._run(lambda con: _cursor(con, sql, params).fetchnumpy())
+
+        def work(con):
+            # a loading query may pass 2 s on a cold file, where DuckDB would draw a progress bar
+            # on the terminal (a setting of this connection only)
+            con.execute("SET enable_progress_bar = false")
+            return _cursor(con, sql, params).fetchnumpy()
+
+        return self._run(work)
 
     def forget_reads(self) -> None:
         """Drop what ``read`` remembers (benchmarks measure uncached lookups with it)."""

@@ -1,4 +1,5 @@
-"""A two-player 10,000 table held in memory: lookups without a query (``Queries.hold``).
+"""Lookup tables held in memory: lookups without a query (``Queries.hold`` of the 10,000 game
+and of Great Rolled Ones).
 
 Why: on DuckDB every lookup of a new two-player state reads its pair's rows, and one such read
 costs about 0.6-1.2 ms whatever it returns (DuckDB binds and plans the statement, then scans a
@@ -108,3 +109,67 @@ def load(fetch_arrays, base: int, total: int, unit: int, G: int, bounds: tuple,
     if (p_win[first_rows[present]] != np.frombuffer(bounds[2], dtype=np.float64)[present]).any():
         return None  # p_start repeats the pair's first row
     return HeldDuel(unit, G, tuple(array(a.typecode, a) for a in bounds), keys, p_win)
+
+
+@dataclass(frozen=True)
+class HeldRows:
+    """A block of a table's rows in memory by position (row 0: the block's first), its value
+    columns by name as (values, codes): numbers as an array with codes None; text (a few distinct
+    values, e.g. 'roll' and 'hold') as the distinct values and an array of one small code per
+    row.  A row's values are what a read returns: Python floats, ints and strings."""
+
+    columns: dict  # name -> (array or tuple of distinct values, None or array('B') of codes)
+
+    @property
+    def nbytes(self) -> int:
+        return sum(len(codes if codes is not None else values) * (codes if codes is not None else values).itemsize
+                   for values, codes in self.columns.values())
+
+    def row(self, at: int, names: list[str]) -> tuple:
+        out = []
+        for name in names:
+            values, codes = self.columns[name]
+            out.append(values[at] if codes is None else values[codes[at]])
+        return tuple(out)
+
+
+def _column(parts: list) -> tuple:
+    """One held column from its chunks (numpy arrays): (values, codes) of HeldRows."""
+    whole = np.concatenate(parts) if parts else np.array([], dtype=np.float64)
+    if whole.dtype.kind == "f":
+        return array("d", whole.astype(np.float64).tobytes()), None
+    if whole.dtype.kind in "iub":
+        return array("q", whole.astype(np.int64).tobytes()), None
+    distinct, codes = np.unique(whole.astype(str), return_inverse=True)
+    if len(distinct) > 255:
+        raise ValueError("too many distinct values to hold as codes")
+    return tuple(distinct.tolist()), array("B", codes.astype(np.uint8).tobytes())
+
+
+def load_rows(fetch_arrays, table: str, base: int, total: int, keys: list[str], values: list[str],
+              position, stop=lambda: False) -> HeldRows | None:
+    """Rows ``base``..``base + total - 1`` of ``table``: its ``values`` columns, once every row's
+    ``keys`` columns are found where ``position`` (a function of those columns as arrays, giving
+    each row's offset in the block, -1 for a key the build does not store) puts it; None if one
+    is not, or when ``stop()`` turns true."""
+    parts: dict[str, list] = {name: [] for name in values}
+    quoted = ", ".join(f'"{name}"' for name in (*keys, *values))
+    for start in range(0, total, CHUNK_ROWS):
+        if stop():
+            return None
+        stop_at = min(start + CHUNK_ROWS, total)
+        cols = fetch_arrays(f"SELECT rowid, {quoted} FROM {table} WHERE rowid BETWEEN ? AND ?",
+                            (base + start, base + stop_at - 1))
+        if any(np.ma.isMaskedArray(c) and np.ma.getmaskarray(c).any() for c in cols.values()):
+            return None  # a NULL
+        rowid = cols["rowid"]
+        if len(rowid) != stop_at - start or (rowid != np.arange(base + start, base + stop_at)).any():
+            return None
+        if (position(*(cols[name] for name in keys)) != rowid - base).any():
+            return None
+        for name in values:
+            parts[name].append(cols[name])
+    try:
+        return HeldRows({name: _column(chunks) for name, chunks in parts.items()})
+    except ValueError:
+        return None

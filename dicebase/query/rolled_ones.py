@@ -349,6 +349,9 @@ class Queries:
         SQLite seeks the primary key."""
         if self.db.store == "duckdb" and self._bases.get(v.name, 0) is not None:
             at = self._position(v, key)
+            held = self.db._held.get((STATES, v.name))
+            if held is not None and at is not None:  # held in memory (hold()): no query
+                return held.row(at - self._bases[v.name], [name.strip() for name in columns.split(",")])
             if at is not None:
                 # the variant's block was checked at both ends (_position); the row's own key here
                 row = first(self.db.read(self.db.prepared(f"SELECT p, i, j, k, o, {columns} FROM {STATES} WHERE rowid = $1", at)))
@@ -360,6 +363,56 @@ class Queries:
             f"SELECT {columns} FROM {STATES} WHERE variant = ? AND p = ? AND i = ? AND j = ? AND k = ? AND o = ?",
             (v.name, *key),
         ))
+
+    def hold(self, variant: str | None = None, *, stop=None) -> int:
+        """Keep ``variant``'s rows of rolled_ones_states (default: every variant's) in memory, so
+        that later lookups on this database, from any of its threads (``Database.for_thread``),
+        run no query (dicebase/query/held.py): about 50 MB and half a second for the default
+        variant.  Every row's key is checked against the position the build gives it; a block
+        that fails is not held.  DuckDB only (SQLite seeks the primary key in about 0.02 ms).
+        ``stop()`` (a function) ends the loading early.  Returns the bytes held now."""
+        if self.db.store != "duckdb":
+            return 0
+        from dicebase.query import held as held_module
+        import numpy as np
+
+        names = [self.variant(variant).name] if variant is not None else sorted(self._variants)
+        columns = [name for (name,) in self.db.fetchall(
+            "SELECT column_name FROM duckdb_columns() WHERE schema_name = 'main' AND table_name = ? "
+            "ORDER BY column_index", (STATES,))]
+        keys = ["p", "i", "j", "k", "o"]
+        values = [name for name in columns if name not in (*keys, "variant")]
+        for name in names:
+            v = self._variants[name]
+            if (STATES, name) in self.db._held:
+                continue
+            if name not in self._bases:
+                self._bases[name] = self._block_base(v)
+            base = self._bases[name]
+            if base is None:
+                continue
+            order, starts, size = _positions(v)
+            # each key's offset in the block as the build writes it (-1: not a stored state)
+            at_turn = np.full((max(k for k, _o in order) + 1, max(o for _k, o in order) + 1), -1, dtype=np.int64)
+            for (k, o), n in order.items():
+                at_turn[k, o] = n
+            first_rows = np.array([[starts[(p, i)][0] for i in range(v.goal)] for p in (1, 2)], dtype=np.int64)
+            per_pair = np.array([[starts[(p, i)][1] for i in range(v.goal)] for p in (1, 2)], dtype=np.int64)
+
+            def position(p, i, j, k, o, at_turn=at_turn, first_rows=first_rows, per_pair=per_pair, G=v.goal):
+                inside = ((p >= 1) & (p <= 2) & (i >= 0) & (i < G) & (j >= 0) & (j < G) & (k >= 0)
+                          & (k < at_turn.shape[0]) & (o >= 0) & (o < at_turn.shape[1]))
+                p, i, j = np.where(inside, p, 1), np.where(inside, i, 0), np.where(inside, j, 0)
+                k, o = np.where(inside, k, 0), np.where(inside, o, 0)
+                n = at_turn[k, o]
+                fits = inside & (n >= 0) & (n < per_pair[p - 1, i])
+                return np.where(fits, first_rows[p - 1, i] + j * per_pair[p - 1, i] + n, -1)
+
+            got = held_module.load_rows(self.db.fetch_arrays, STATES, base, size, keys, values, position,
+                                        stop=stop or (lambda: False))
+            if got is not None:
+                self.db._held[(STATES, name)] = got
+        return sum(held.nbytes for key, held in self.db._held.items() if key[0] == STATES)
 
     def _block_base(self, v: Variant) -> int | None:
         """rowid of the first row of ``v``'s block of rolled_ones_states (the variants' blocks in

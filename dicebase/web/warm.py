@@ -7,9 +7,9 @@ for a while), each of those reads goes to the disk, and under load the
 first seconds of serving queue behind them (benchmarks/serve.py's cold run).
 Reading the same bytes in order once at start is far cheaper.
 
-- DuckDB: the two-player 10,000 table is held in memory as arrays
-  (``Queries.hold``, dicebase/query/held.py: its lookups then run no query,
-  about 0.06 ms instead of 1-1.5), and every other table is scanned once
+- DuckDB: the two-player 10,000 table and Great Rolled Ones' states are held
+  in memory (``Queries.hold``, dicebase/query/held.py: their lookups then run
+  no query, 0.01-0.06 ms instead of 0.7-1.5), and every other table is scanned once
   (one aggregate over all its columns), so its blocks are loaded into this
   process's buffer pool, where they stay (process memory, bounded by the
   connection's memory limit).  This is the memory each server process
@@ -31,6 +31,9 @@ import time
 
 #: Bytes read at a time when a SQLite file is read through.
 CHUNK_BYTES = 1 << 20
+#: Games whose lookup tables a DuckDB server holds in memory (their Queries.hold(): the two-player
+#: 10,000 table, Great Rolled Ones' states), so that their lookups run no query
+HELD_GAMES = ("ten_thousand", "rolled_ones")
 #: DuckDB's memory limit for the moment the buffer pool is emptied (see Warmer._drop_buffer_pool)
 DROP_POOL_LIMIT = "64MB"
 
@@ -112,15 +115,17 @@ class Warmer:
             self.say(f"dicebase: {what} in {time.monotonic() - started:.1f} s")
 
     def _warm_duckdb(self) -> int:
-        """Hold the two-player 10,000 table, then scan every other table once, on a cursor of its
-        own; the bytes held and loaded into the buffer pool."""
+        """Hold the tables lookups read a row at a time (HELD_GAMES' ``hold()``), then scan every
+        other table once, on a cursor of its own; the bytes held and loaded into the buffer pool."""
         twin = self._twin = self.db.for_thread()
         try:
-            held = 0
-            if "ten_thousand" in twin.games():
-                held = twin.ten_thousand.hold(stop=self._stop.is_set)
-                if held:  # loading read the table's blocks into the buffer pool: let them go
-                    self._drop_buffer_pool(twin)
+            games = twin.games()
+            for game in HELD_GAMES:
+                if game in games and not self._stop.is_set():
+                    getattr(twin, game).hold(stop=self._stop.is_set)
+            held = sum(table.nbytes for table in twin._held.values())
+            if held:  # loading read the tables' blocks into the buffer pool: let them go
+                self._drop_buffer_pool(twin)
             skip = {key[0] for key in twin._held}
             columns: dict[str, list[str]] = {}
             for table, column in twin.fetchall(
