@@ -699,14 +699,13 @@ class Database:
         if self.store != "duckdb":
             raise BadInput("columns as arrays are read through DuckDB only")
         _check_statement(sql, params)
+        return self._run(lambda con: _cursor(con, sql, params).fetchnumpy())
 
-        def work(con):
-            # a loading query may pass 2 s on a cold file, where DuckDB would draw a progress bar
-            # on the terminal (a setting of this connection only)
-            con.execute("SET enable_progress_bar = false")
-            return _cursor(con, sql, params).fetchnumpy()
-
-        return self._run(work)
+    def without_progress_bar(self) -> None:
+        """DuckDB: no progress bar on this connection.  DuckDB draws one on the terminal for a
+        query that passes 2 s, which loading a table (``hold()``) may do on a cold file."""
+        if self.store == "duckdb":
+            self.fetchall("SET enable_progress_bar = false")
 
     def forget_reads(self) -> None:
         """Drop what ``read`` remembers (benchmarks measure uncached lookups with it)."""

@@ -373,8 +373,11 @@ class Queries:
         ``stop()`` (a function) ends the loading early.  Returns the bytes held now."""
         if self.db.store != "duckdb":
             return 0
-        from dicebase.query import held as held_module
         import numpy as np
+
+        from dicebase.query import held as held_module
+
+        self.db.without_progress_bar()
 
         names = [self.variant(variant).name] if variant is not None else sorted(self._variants)
         columns = [name for (name,) in self.db.fetchall(

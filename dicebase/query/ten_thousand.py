@@ -702,6 +702,8 @@ class Queries:
             return 0
         from dicebase.query import held as held_module
 
+        self.db.without_progress_bar()
+
         names = [_rule_name(rules, None)] if rules is not None else [
             name for name in self.rule_sets() if self.db.fetchone(
                 "SELECT count(*) FROM ten_thousand_policy_duel WHERE rules = ?", (name,))[0]]
