@@ -114,7 +114,8 @@ def main() -> None:
         "",
         f"In-process, on an open read-only connection: \"new state\": {args.states} random states per kind "
         f"(seed {args.seed}), one call each, after {WARM_STATES} other states; \"new state, warmed\": the same "
-        "on a connection that first ran `dicebase serve`'s warm-up (DuckDB: every table scanned into the "
+        "on a connection that first ran `dicebase serve`'s warm-up (DuckDB: the two-player 10,000 table and "
+        "Great Rolled Ones' states held in memory by their `hold()`, every other table scanned into the "
         "process's buffer pool; SQLite: the file read through); "
         f"\"repeat\": {args.repeat} calls of one lookup after one warm-up call; \"uncached\": the same, "
         "dropping what the connection remembers before each call. "

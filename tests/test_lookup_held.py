@@ -10,7 +10,7 @@ import pytest
 
 import dicebase
 from dicebase.query import database as database_module
-from dicebase.query.base import DatabaseClosed
+from dicebase.query.base import BadInput, DatabaseClosed, DicebaseError
 from dicebase.web import warm
 from test_lookup_positions import (GAMES, TWO, _answers, _cases, _reorder, _rolled_answers, _rolled_cases,
                                    _tampered, rolled_two_variants)
@@ -101,6 +101,10 @@ def test_sqlite_holds_nothing_a_stopped_hold_holds_nothing_and_close_lets_go(bui
     with dicebase.open(f"sqlite:///{built_db(GAMES, kind='sqlite')}") as lite:
         assert lite.ten_thousand.hold() == 0 and lite._held == {}
     db = dicebase.open(built_db(GAMES))
+    with pytest.raises(BadInput, match="stop must be a function"):
+        db.ten_thousand.hold(stop="soon")
+    with pytest.raises(DicebaseError):
+        db.ten_thousand.hold("no-such-rules")
     assert db.ten_thousand.hold(stop=lambda: True) == 0 and db._held == {}
     assert db.ten_thousand.hold() > 0 and _held_keys(db) == {KEY}
     # loading may pass 2 s on a cold file: no DuckDB progress bar drawn on the user's terminal
@@ -166,6 +170,10 @@ def test_rolled_ones_held_answers_are_the_files_answers_with_no_query(rolled_two
         monkeypatch.undo()
         assert _rolled_answers(lite, cases) == want
         assert lite.rolled_ones.hold() == 0 and lite._held == {}
+        with pytest.raises(BadInput, match="stop must be a function"):
+            held.rolled_ones.hold(stop=3)
+        with pytest.raises(DicebaseError):
+            held.rolled_ones.hold("no-such-variant")
         twin.close()
 
 

@@ -371,6 +371,8 @@ class Queries:
         variant.  Every row's key is checked against the position the build gives it; a block
         that fails is not held.  DuckDB only (SQLite seeks the primary key in about 0.02 ms).
         ``stop()`` (a function) ends the loading early.  Returns the bytes held now."""
+        if stop is not None and not callable(stop):
+            raise BadInput(f"stop must be a function that says when to stop, got {clip(stop)}")
         if self.db.store != "duckdb":
             return 0
         import numpy as np

@@ -698,6 +698,8 @@ class Queries:
         SQLite answers by primary key in about 0.1 ms already.  Costs about 12 bytes a row (360
         MB at goal 10,000) and a few seconds, once; ``dicebase serve`` calls it while warming.
         ``stop()`` (a function) ends the loading early.  Returns the bytes held now."""
+        if stop is not None and not callable(stop):
+            raise BadInput(f"stop must be a function that says when to stop, got {clip(stop)}")
         if self.db.store != "duckdb":
             return 0
         from dicebase.query import held as held_module
