@@ -131,3 +131,15 @@ def clip(value, limit: int = 60) -> str:
     if len(text) <= limit:
         return text
     return f"{text[: limit - 20]}... ({len(text)} characters)"
+
+
+def ready_to_hold(db, stop) -> bool:
+    """The start of a game's ``hold()``: BadInput unless ``stop`` is None or a function; False on
+    SQLite (which holds nothing); on DuckDB, True once the connection draws no progress bar (a
+    loading query may pass 2 s on a cold file)."""
+    if stop is not None and not callable(stop):
+        raise BadInput(f"stop must be a function that says when to stop, got {clip(stop)}")
+    if db.store != "duckdb":
+        return False
+    db.without_progress_bar()
+    return True

@@ -5,7 +5,7 @@ Why: on DuckDB every lookup of a new two-player state reads its pair's rows, and
 costs about 0.6-1.2 ms whatever it returns (DuckDB binds and plans the statement, then scans a
 row group and loads its blocks; BENCHMARKS.md).  A process that answers many lookups (``dicebase
 serve``, a script that calls ``hold()``) can instead keep the (rules, goal) block of
-``ten_thousand_duel`` as two arrays, about 12 bytes a row (360 MB at goal 10,000), and answer
+``ten_thousand_duel`` as two arrays, about 10 bytes a row (301 MB at goal 10,000), and answer
 from them in microseconds.  Loading takes a few seconds, once; a one-shot CLI lookup never
 loads it (nor imports numpy: this module is imported by ``hold()`` only).
 

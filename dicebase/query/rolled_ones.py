@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 
-from dicebase.query.base import BadInput, NotInDatabase, clip, first, text_choice, whole_number
+from dicebase.query.base import BadInput, NotInDatabase, clip, first, ready_to_hold, text_choice, whole_number
 from dicebase.rules.rolled_ones import POLICY_NAMES, Rules, reachable_turns
 STATES = "rolled_ones_states"
 FINAL = "rolled_ones_p_exceed"
@@ -367,19 +367,15 @@ class Queries:
     def hold(self, variant: str | None = None, *, stop=None) -> int:
         """Keep ``variant``'s rows of rolled_ones_states (default: every variant's) in memory, so
         that later lookups on this database, from any of its threads (``Database.for_thread``),
-        run no query (dicebase/query/held.py): about 50 MB and half a second for the default
+        run no query (dicebase/query/held.py): about 50 MB and a second for the default
         variant.  Every row's key is checked against the position the build gives it; a block
         that fails is not held.  DuckDB only (SQLite seeks the primary key in about 0.02 ms).
         ``stop()`` (a function) ends the loading early.  Returns the bytes held now."""
-        if stop is not None and not callable(stop):
-            raise BadInput(f"stop must be a function that says when to stop, got {clip(stop)}")
-        if self.db.store != "duckdb":
+        if not ready_to_hold(self.db, stop):
             return 0
         import numpy as np
 
         from dicebase.query import held as held_module
-
-        self.db.without_progress_bar()
 
         names = [self.variant(variant).name] if variant is not None else sorted(self._variants)
         columns = [name for (name,) in self.db.fetchall(

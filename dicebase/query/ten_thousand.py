@@ -12,7 +12,7 @@ import math
 from array import array
 from dataclasses import asdict, dataclass, field
 
-from dicebase.query.base import BadInput, NotInDatabase, clip, first, text_choice, whole_number
+from dicebase.query.base import BadInput, NotInDatabase, clip, first, ready_to_hold, text_choice, whole_number
 
 from dicebase.rules.ten_thousand import MAX_POINTS, PRESETS
 
@@ -695,16 +695,12 @@ class Queries:
         """Keep the two-player table of ``rules`` (default: every rule set whose two-player game
         is built) in memory, so that later two-player lookups on this database, from any of its
         threads (``Database.for_thread``), run no query (dicebase/query/held.py).  DuckDB only:
-        SQLite answers by primary key in about 0.1 ms already.  Costs about 12 bytes a row (360
-        MB at goal 10,000) and a few seconds, once; ``dicebase serve`` calls it while warming.
+        SQLite answers by primary key in about 0.1 ms already.  Costs about 10 bytes a row (301
+        MB at goal 10,000) and 2-5 s, once; ``dicebase serve`` calls it while warming.
         ``stop()`` (a function) ends the loading early.  Returns the bytes held now."""
-        if stop is not None and not callable(stop):
-            raise BadInput(f"stop must be a function that says when to stop, got {clip(stop)}")
-        if self.db.store != "duckdb":
+        if not ready_to_hold(self.db, stop):
             return 0
         from dicebase.query import held as held_module
-
-        self.db.without_progress_bar()
 
         names = [_rule_name(rules, None)] if rules is not None else [
             name for name in self.rule_sets() if self.db.fetchone(
