@@ -142,3 +142,25 @@ def test_serve_says_when_each_process_has_warmed_its_database(files, kind, worke
         out, err = proc.communicate(timeout=60)
     assert all(WARM_LINE.fullmatch(x) for x in warmed), warmed
     assert proc.returncode == 0 and out.strip() == "dicebase: stopped" and err == ""
+
+
+def test_a_server_process_freezes_its_heap_once_warmed_and_nothing_else_does(files):
+    """``dicebase serve`` (create_app(..., freeze=True)) moves what its process holds after the
+    warm-up into the garbage collector's permanent generation (warm.freeze_heap); a Warmer or an
+    application not asked to leaves the collector alone."""
+    import gc
+
+    assert gc.get_freeze_count() == 0
+    try:
+        with dicebase.open(f"duckdb:///{files['duckdb']}") as db:
+            warm.Warmer(db, say=lambda line: None).run()
+            assert gc.get_freeze_count() == 0
+        with TestClient(create_app(dicebase.open(f"duckdb:///{files['duckdb']}"), warm=True)) as plain:
+            plain.app.state.server._warmer._thread.join(60)
+            assert gc.get_freeze_count() == 0
+        with TestClient(create_app(dicebase.open(f"duckdb:///{files['duckdb']}"), warm=True, freeze=True)) as served:
+            served.app.state.server._warmer._thread.join(60)
+            assert gc.get_freeze_count() > 1000
+            assert served.get(SEED_001).json()["best"]["keep"] == [3]
+    finally:
+        gc.unfreeze()

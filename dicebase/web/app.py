@@ -130,11 +130,12 @@ class Server:
         tags = {t.strip().removeprefix("W/") for t in wanted.split(",")}
         return "*" in tags or self.etag in tags
 
-    def warm(self) -> None:
-        """Start warming the database in the background (``dicebase.web.warm``); ``close`` stops it."""
+    def warm(self, freeze: bool = False) -> None:
+        """Start warming the database in the background (``dicebase.web.warm``; ``freeze``: then
+        freeze the heap); ``close`` stops it."""
         from dicebase.web.warm import Warmer
 
-        self._warmer = Warmer(self.db).start()
+        self._warmer = Warmer(self.db, freeze=freeze).start()
 
     def close(self) -> None:
         warmer, self._warmer = self._warmer, None
@@ -161,11 +162,13 @@ def _error(status: int, message: str) -> JSONResponse:
     return JSONResponse({"error": message}, status_code=status)
 
 
-def create_app(db, cache_bytes: int = DEFAULT_CACHE_BYTES, warm: bool = False) -> Starlette:
+def create_app(db, cache_bytes: int = DEFAULT_CACHE_BYTES, warm: bool = False, freeze: bool = False) -> Starlette:
     """The application serving the open database ``db`` (closed when the application shuts down).
 
     ``cache_bytes`` bounds the cache of rendered API answers (0 turns it off); ``warm`` reads the
-    database once in the background when the application starts (``dicebase.web.warm``).
+    database once in the background when the application starts (``dicebase.web.warm``), and
+    ``freeze`` then moves what the process holds into the garbage collector's permanent
+    generation (``warm.freeze_heap``: for a server process, ``dicebase serve``).
     """
     from dicebase.web import pages
 
@@ -211,7 +214,7 @@ def create_app(db, cache_bytes: int = DEFAULT_CACHE_BYTES, warm: bool = False) -
     @contextlib.asynccontextmanager
     async def lifespan(app):
         if warm:
-            server.warm()
+            server.warm(freeze)
         yield
         server.close()
 

@@ -52,7 +52,8 @@ class AppFactory:
     def __call__(self):
         from dicebase.query import open as open_database
 
-        return create_app(open_database(self.location, timeout=self.timeout), self.cache_bytes, warm=True)
+        return create_app(open_database(self.location, timeout=self.timeout), self.cache_bytes, warm=True,
+                          freeze=True)
 
 
 def _address(host: str, port: int):
@@ -186,7 +187,7 @@ def run(db, host: str, port: int, workers: int = 1, cache_bytes: int = DEFAULT_C
             factory = AppFactory(db.location, db.timeout, cache_bytes)
             db.close()
         else:
-            app = create_app(db, cache_bytes, warm=True)
+            app = create_app(db, cache_bytes, warm=True, freeze=True)
         sockets = bind(host, port, workers)
     except BaseException:
         db.close()

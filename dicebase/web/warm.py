@@ -24,6 +24,7 @@ half the memory the system has available.  Lookups are served meanwhile.
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
 import threading
@@ -58,6 +59,21 @@ def _say(line: str) -> None:
     sys.stdout.flush()
 
 
+def freeze_heap() -> None:
+    """Collect, then move every object alive into the garbage collector's permanent generation
+    (``gc.freeze``), which its collections no longer traverse.
+
+    Why: a server process's full collections traverse everything it holds: its modules, the
+    application, the held tables' Python parts, about 46,000 objects; under load each took 25-55
+    ms, every 1.5 s, while the requests of that process waited (benchmarks/serve.py with a
+    ``gc.callbacks`` timer, BENCHMARKS.md).  What requests create later is collected as before.
+    A frozen object that later becomes garbage is still freed by reference counting unless it is
+    part of a cycle; what is alive at the end of the warm-up (modules, the application, the
+    connections, the held tables) lives as long as the process anyway."""
+    gc.collect()
+    gc.freeze()
+
+
 def _quoted(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
@@ -65,9 +81,10 @@ def _quoted(name: str) -> str:
 class Warmer:
     """Warms one open database on a daemon thread; ``stop()`` ends it early and silently."""
 
-    def __init__(self, db, say=None):
+    def __init__(self, db, say=None, freeze: bool = False):
         self.db = db
         self.say = say or _say
+        self.freeze = freeze  # freeze_heap() once warmed (a server process)
         self._stop = threading.Event()
         self._twin = None  # the DuckDB cursor scanning, to interrupt
         self._thread = threading.Thread(target=self.run, name="dicebase-warm", daemon=True)
@@ -85,7 +102,13 @@ class Warmer:
             self._thread.join(wait)
 
     def run(self) -> None:
-        """Warm the database and say, in one line, what it cost (or why it was skipped)."""
+        """Warm the database and say, in one line, what it cost (or why it was skipped); then, if
+        asked, freeze the heap."""
+        self._warm()
+        if self.freeze and not self._stop.is_set():
+            freeze_heap()
+
+    def _warm(self) -> None:
         path = self.db.location.path
         try:
             size = os.path.getsize(path)
