@@ -27,6 +27,28 @@ CHUNK_ROWS = 1 << 20
 KEY_STEP = 64
 
 
+class _NotAsBuilt(Exception):
+    """A block being loaded is not as the build writes it (or the loading was stopped)."""
+
+
+def _chunks(fetch_arrays, table: str, columns: str, base: int, total: int, stop):
+    """(start, stop_at, columns as arrays) of rows base + start .. base + stop_at - 1 of ``table``,
+    a chunk at a time, each with its ``rowid`` and ``columns``; _NotAsBuilt when a chunk has a
+    NULL or is not every rowid of its range, or when ``stop()`` turns true."""
+    for start in range(0, total, CHUNK_ROWS):
+        if stop():
+            raise _NotAsBuilt
+        stop_at = min(start + CHUNK_ROWS, total)
+        cols = fetch_arrays(f"SELECT rowid, {columns} FROM {table} WHERE rowid BETWEEN ? AND ?",
+                            (base + start, base + stop_at - 1))
+        if any(np.ma.isMaskedArray(c) and np.ma.getmaskarray(c).any() for c in cols.values()):
+            raise _NotAsBuilt  # a NULL
+        rowid = cols["rowid"]
+        if len(rowid) != stop_at - start or (rowid != np.arange(base + start, base + stop_at)).any():
+            raise _NotAsBuilt
+        yield start, stop_at, cols
+
+
 @dataclass(frozen=True)
 class HeldDuel:
     """The (rules, goal) block of ten_thousand_duel by pair position (score // unit * G + opponent
@@ -78,33 +100,26 @@ def load(fetch_arrays, base: int, total: int, unit: int, G: int, bounds: tuple,
     p_win = np.empty(total, dtype=np.float64)
     ends = first_rows + counts
     last_pair, last_key = -1, -1  # the previous chunk's last row
-    for start in range(0, total, CHUNK_ROWS):
-        if stop():
-            return None
-        stop_at = min(start + CHUNK_ROWS, total)
-        cols = fetch_arrays(
-            "SELECT rowid, score, opponent, turn_total, dice, triple, p_win FROM ten_thousand_duel "
-            "WHERE rowid BETWEEN ? AND ?", (base + start, base + stop_at - 1))
-        if any(np.ma.isMaskedArray(c) and np.ma.getmaskarray(c).any() for c in cols.values()):
-            return None  # a NULL
-        rowid = cols["rowid"]
-        if len(rowid) != stop_at - start or (rowid != np.arange(base + start, base + stop_at)).any():
-            return None
-        # the pair of each row, from the bounds: pairs p0..p1 cover the chunk, each its rows in it
-        p0, p1 = np.searchsorted(ends, [start, stop_at - 1], side="right")
-        lengths = np.minimum(ends[p0:p1 + 1], stop_at) - np.maximum(first_rows[p0:p1 + 1], start)
-        pair = np.repeat(np.arange(p0, p1 + 1), lengths)
-        k, d, t = cols["turn_total"], cols["dice"], cols["triple"]
-        if ((cols["score"] != pair // G * unit) | (cols["opponent"] != pair % G * unit)
-                | (k < 0) | (k % unit != 0) | (k >= top // KEY_STEP * unit) | (d < 0) | (d > 6) | (t < 0) | (t > 6)).any():
-            return None
-        key = k // unit * KEY_STEP + d * 8 + t
-        # keys increase within a pair (the build's order), across the chunk's start too
-        if ((np.diff(key) <= 0) & (pair[1:] == pair[:-1])).any() or (pair[0] == last_pair and key[0] <= last_key):
-            return None
-        keys[start:stop_at] = key
-        p_win[start:stop_at] = cols["p_win"]
-        last_pair, last_key = int(pair[-1]), int(key[-1])
+    try:
+        for start, stop_at, cols in _chunks(fetch_arrays, "ten_thousand_duel",
+                                            "score, opponent, turn_total, dice, triple, p_win", base, total, stop):
+            # the pair of each row, from the bounds: pairs p0..p1 cover the chunk, each its rows in it
+            p0, p1 = np.searchsorted(ends, [start, stop_at - 1], side="right")
+            lengths = np.minimum(ends[p0:p1 + 1], stop_at) - np.maximum(first_rows[p0:p1 + 1], start)
+            pair = np.repeat(np.arange(p0, p1 + 1), lengths)
+            k, d, t = cols["turn_total"], cols["dice"], cols["triple"]
+            if ((cols["score"] != pair // G * unit) | (cols["opponent"] != pair % G * unit) | (k < 0)
+                    | (k % unit != 0) | (k >= top // KEY_STEP * unit) | (d < 0) | (d > 6) | (t < 0) | (t > 6)).any():
+                return None
+            key = k // unit * KEY_STEP + d * 8 + t
+            # keys increase within a pair (the build's order), across the chunk's start too
+            if ((np.diff(key) <= 0) & (pair[1:] == pair[:-1])).any() or (pair[0] == last_pair and key[0] <= last_key):
+                return None
+            keys[start:stop_at] = key
+            p_win[start:stop_at] = cols["p_win"]
+            last_pair, last_key = int(pair[-1]), int(key[-1])
+    except _NotAsBuilt:
+        return None
     present = counts > 0
     if (p_win[first_rows[present]] != np.frombuffer(bounds[2], dtype=np.float64)[present]).any():
         return None  # p_start repeats the pair's first row
@@ -154,21 +169,14 @@ def load_rows(fetch_arrays, table: str, base: int, total: int, keys: list[str], 
     is not, or when ``stop()`` turns true."""
     parts: dict[str, list] = {name: [] for name in values}
     quoted = ", ".join(f'"{name}"' for name in (*keys, *values))
-    for start in range(0, total, CHUNK_ROWS):
-        if stop():
-            return None
-        stop_at = min(start + CHUNK_ROWS, total)
-        cols = fetch_arrays(f"SELECT rowid, {quoted} FROM {table} WHERE rowid BETWEEN ? AND ?",
-                            (base + start, base + stop_at - 1))
-        if any(np.ma.isMaskedArray(c) and np.ma.getmaskarray(c).any() for c in cols.values()):
-            return None  # a NULL
-        rowid = cols["rowid"]
-        if len(rowid) != stop_at - start or (rowid != np.arange(base + start, base + stop_at)).any():
-            return None
-        if (position(*(cols[name] for name in keys)) != rowid - base).any():
-            return None
-        for name in values:
-            parts[name].append(cols[name])
+    try:
+        for _start, _stop_at, cols in _chunks(fetch_arrays, table, quoted, base, total, stop):
+            if (position(*(cols[name] for name in keys)) != cols["rowid"] - base).any():
+                return None
+            for name in values:
+                parts[name].append(cols[name])
+    except _NotAsBuilt:
+        return None
     try:
         return HeldRows({name: _column(chunks) for name, chunks in parts.items()})
     except ValueError:

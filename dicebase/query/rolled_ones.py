@@ -370,7 +370,7 @@ class Queries:
         run no query (dicebase/query/held.py): about 50 MB and a second for the default
         variant.  Every row's key is checked against the position the build gives it; a block
         that fails is not held.  DuckDB only (SQLite seeks the primary key in about 0.02 ms).
-        ``stop()`` (a function) ends the loading early.  Returns the bytes held now."""
+        ``stop()`` (a function) ends the loading early.  Returns the bytes this game holds now."""
         if not ready_to_hold(self.db, stop):
             return 0
         import numpy as np

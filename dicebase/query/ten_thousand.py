@@ -697,7 +697,7 @@ class Queries:
         threads (``Database.for_thread``), run no query (dicebase/query/held.py).  DuckDB only:
         SQLite answers by primary key in about 0.1 ms already.  Costs about 10 bytes a row (301
         MB at goal 10,000) and 2-5 s, once; ``dicebase serve`` calls it while warming.
-        ``stop()`` (a function) ends the loading early.  Returns the bytes held now."""
+        ``stop()`` (a function) ends the loading early.  Returns the bytes this game holds now."""
         if not ready_to_hold(self.db, stop):
             return 0
         from dicebase.query import held as held_module
@@ -719,7 +719,7 @@ class Queries:
                                    stop=stop or (lambda: False))
             if got is not None:
                 self.db._held[key] = got
-        return sum(v.nbytes for v in self.db._held.values())
+        return sum(held.nbytes for key, held in self.db._held.items() if key[0] == "ten_thousand_duel")
 
     def _bounds_rows(self, rules: str, goal: int, score: int, opponents: tuple[int, int],
                      pair: tuple[int, int] | None = None):
