@@ -146,7 +146,7 @@ def canned_queries(games: list[str]) -> dict[str, dict]:
             "params": ["variant", "player", "score", "opponent", "turn_total", "ones"],
         }
     if "ten_thousand" in games:
-        from dicebase.query.ten_thousand import DUEL_LOOKAHEAD_SQL, SOLITAIRE_LOOKAHEAD_SQL
+        from dicebase.layout.ten_thousand import DUEL_LOOKAHEAD_SQL, SOLITAIRE_LOOKAHEAD_SQL
 
         queries["ten_thousand_best_keep"] = {
             "title": "10,000: best keep for the most points this turn",
