@@ -9,11 +9,7 @@ Heavy modules (numpy, duckdb, the solvers) load only when used.
 
 from __future__ import annotations
 
-__version__ = "0.1.0"
-
-#: Bumped whenever a table, column or view changes meaning or shape; a database
-#: built with another schema version is refused at open with a rebuild hint.
-SCHEMA_VERSION = 6  # 5: threes_many_dice, threes_many_dice_keeps, threes_many_dice_chances (issue 13); 6: ten_thousand_duel_bounds.first_row, row_count, p_start (issue 12)
+from dicebase.version import SCHEMA_VERSION, __version__  # noqa: F401  (defined at the bottom of the layers)
 
 _ERRORS = (
     "DicebaseError", "BadInput", "NotInDatabase", "DatabaseMissing", "DatabaseLocked", "PermissionDenied",
@@ -37,7 +33,7 @@ def open(target=None, **limits):  # noqa: A001 - mirrors the builtin on purpose:
 
 def __getattr__(name):
     if name in _ERRORS:
-        from dicebase.query import base
+        from dicebase import errors
 
-        return getattr(base, name)
+        return getattr(errors, name)
     raise AttributeError(name)

@@ -1,6 +1,30 @@
-"""Exceptions shared by the read API and the CLI."""
+"""Checks shared by every game's read API (whole numbers, names, the start of ``hold()``).
+
+The exceptions live in :mod:`dicebase.errors`; they are importable from here as well.
+"""
 
 from __future__ import annotations
+
+from dicebase.errors import (  # noqa: F401  (re-exported: dicebase.query.base was their home)
+    BadInput,
+    DatabaseClosed,
+    DatabaseDamaged,
+    DatabaseLocked,
+    DatabaseMissing,
+    DicebaseError,
+    NotADicebaseDatabase,
+    NotInDatabase,
+    PermissionDenied,
+    QueryFailed,
+    QueryInterrupted,
+    QueryTimeout,
+    QueryTooLarge,
+    ReadOnlyViolation,
+    SchemaVersionMismatch,
+    WriteFailed,
+    clip,
+    shorten,
+)
 
 
 def is_whole_number(value) -> bool:
@@ -36,101 +60,6 @@ def text_choice(value, what: str) -> str:
     if not isinstance(value, str):
         raise BadInput(f"{what} must be a name (text), got {clip(value)}")
     return value
-
-
-class DicebaseError(Exception):
-    """Base class for errors a user can act on; the message is one line.
-
-    ``exit_code`` is what the CLI exits with: 2 for the user's own input or
-    path (the default), 1 for a fault of the machine (a full disk).
-    """
-
-    exit_code = 2
-
-
-class BadInput(DicebaseError, ValueError):
-    """An argument is invalid; the message says what is wrong and what is allowed."""
-
-
-class NotInDatabase(DicebaseError, KeyError):
-    """The database has no rows for the request (game, variant or range not built)."""
-
-    def __str__(self) -> str:  # KeyError would quote the message
-        return str(self.args[0]) if self.args else "not in the database"
-
-
-class DatabaseMissing(DicebaseError, FileNotFoundError):
-    """No database file at the location; the message names the build command."""
-
-
-class ReadOnlyViolation(DicebaseError):
-    """A statement that writes (or touches files) was refused."""
-
-
-class DatabaseLocked(DicebaseError):
-    """Another process holds a lock on the file (a build, or an engine's write lock): wait and retry."""
-
-
-class PermissionDenied(DicebaseError, PermissionError):
-    """The operating system refuses to let this user read or write the file."""
-
-    def __str__(self) -> str:  # OSError would format (errno, strerror)
-        return str(self.args[0]) if self.args else "permission denied"
-
-
-class NotADicebaseDatabase(DicebaseError):
-    """The file is not a dicebase database (another program's file, or the other store's)."""
-
-
-class DatabaseDamaged(DicebaseError):
-    """The engine reports the file as corrupt (checksum error, malformed pages); only a rebuild helps."""
-
-
-class SchemaVersionMismatch(DicebaseError):
-    """The file is a dicebase database of another schema (or engine storage) version; rebuild it."""
-
-
-class DatabaseClosed(DicebaseError):
-    """A lookup on a database after ``close()``."""
-
-
-class QueryTimeout(DicebaseError):
-    """A query ran past its time limit and was stopped; nothing was changed."""
-
-
-class QueryInterrupted(DicebaseError):
-    """A query was stopped by ``Database.interrupt()`` from another thread."""
-
-
-class QueryTooLarge(DicebaseError):
-    """A query needs more memory, or returns more rows, than the ceiling allows."""
-
-
-class QueryFailed(DicebaseError):
-    """The engine refused a query for another reason (its one-line message is kept)."""
-
-
-class WriteFailed(DicebaseError):
-    """A build or export could not write its output; the old file is unchanged."""
-
-
-def shorten(text: str, limit: int = 120) -> str:
-    """``text`` cut to about ``limit`` characters, saying how long it was."""
-    text = str(text)
-    if len(text) <= limit:
-        return text
-    return f"{text[: max(limit - 25, 10)]}... ({len(text)} characters)"
-
-
-def clip(value, limit: int = 60) -> str:
-    """``repr(value)`` cut to ``limit`` characters, for echoing user input in an error line."""
-    try:
-        text = repr(value)
-    except Exception:  # a user object whose repr fails
-        text = f"<{type(value).__name__}>"
-    if len(text) <= limit:
-        return text
-    return f"{text[: limit - 20]}... ({len(text)} characters)"
 
 
 def ready_to_hold(db, stop) -> bool:

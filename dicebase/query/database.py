@@ -13,10 +13,8 @@ as a ``DicebaseError`` subclass.
 
 from __future__ import annotations
 
-import errno
 import json
 import os
-import re
 import select
 import signal
 import sqlite3
@@ -29,22 +27,18 @@ from typing import Any, Callable
 
 from dicebase import SCHEMA_VERSION
 from dicebase.location import Location, resolve
+from dicebase.errors import _kind, build_hint, classify, file_error  # noqa: F401  (build_hint: the games' hints)
+from dicebase.errors import one_line as _one_line
+from dicebase.errors import closed, missing, not_built, other_schema_version, timed_out
 from dicebase.query.base import (
     BadInput,
-    DatabaseClosed,
-    DatabaseDamaged,
-    DatabaseLocked,
-    DatabaseMissing,
     DicebaseError,
     NotADicebaseDatabase,
-    NotInDatabase,
-    PermissionDenied,
     QueryFailed,
     QueryInterrupted,
     QueryTimeout,
     QueryTooLarge,
     ReadOnlyViolation,
-    SchemaVersionMismatch,
     clip,
     shorten,
 )
@@ -128,123 +122,6 @@ class _SqliteGuard:
         return sqlite3.SQLITE_DENY
 
 
-def build_hint(loc: Location) -> str:
-    from dicebase.location import default_path
-
-    if loc.path.resolve() == default_path().resolve():
-        return "dicebase build"
-    return f"dicebase build --db {loc.store}:///{loc.path.resolve()}"
-
-
-def _one_line(exc: BaseException) -> str:
-    return " ".join(str(exc).split())
-
-
-def file_error(exc: OSError, path: Path, doing: str = "open") -> DicebaseError:
-    """An OSError about ``path`` as one DicebaseError line."""
-    name = clip(str(path), 120)
-    code = exc.errno
-    if code in (errno.EACCES, errno.EPERM):
-        return PermissionDenied(f"cannot {doing} {name}: permission denied")
-    if code == errno.ENAMETOOLONG:
-        return BadInput(f"cannot {doing} {name}: file name too long")
-    if code == errno.EROFS:
-        return PermissionDenied(f"cannot {doing} {name}: read-only file system")
-    if code == errno.ENOTDIR:
-        return BadInput(f"cannot {doing} {name}: a part of the path is a file, not a directory")
-    if code == errno.ENOENT:
-        return BadInput(f"cannot {doing} {name}: no such file or directory")
-    if code == errno.ENOSPC:
-        error = DicebaseError(f"cannot {doing} {name}: no space left on the device")
-        error.exit_code = 1
-        return error
-    return DicebaseError(f"cannot {doing} {name}: {exc.strerror or _one_line(exc)}")
-
-
-# DuckDB exception classes that describe the query itself (the user's SQL or parameters).
-_DUCKDB_QUERY_ERRORS = {
-    "ParserException", "SyntaxException", "BinderException", "CatalogException", "ConversionException",
-    "InvalidInputException", "InvalidTypeException", "NotImplementedException", "TypeMismatchException",
-    "OutOfRangeException", "ConstraintException", "DependencyException", "SequenceException",
-    "TransactionException", "ProgrammingError", "DataError",
-}
-
-
-def _kind(exc: BaseException) -> str:
-    """What went wrong, from the engine's error code or exception class (not from its text,
-    which may quote the user's own SQL): locked, permission, damaged, not-a-database,
-    version, memory, interrupt, refused, query or other."""
-    if isinstance(exc, sqlite3.Error):
-        primary = (getattr(exc, "sqlite_errorcode", None) or 0) & 0xFF
-        return {
-            5: "locked", 6: "locked", 3: "permission", 23: "refused", 11: "damaged", 26: "not-a-database",
-            18: "memory", 7: "memory", 9: "interrupt", 8: "refused", 14: "cannot-open", 13: "full", 10: "io",
-        }.get(primary, "query")
-    name = type(exc).__name__
-    if name in _DUCKDB_QUERY_ERRORS:
-        return "query"
-    if name == "InterruptException":
-        return "interrupt"
-    if name == "OutOfMemoryException":
-        return "memory"
-    if name == "PermissionException":
-        return "refused"
-    low = _one_line(exc).lower()
-    if "could not set lock" in low or "conflicting lock" in low:
-        return "locked"
-    if "permission denied" in low:
-        return "permission"
-    if "corrupt" in low or "checksum" in low:
-        return "damaged"
-    if "not a valid duckdb database" in low:
-        return "not-a-database"
-    if "storage version" in low or name == "SerializationException":
-        return "version"
-    if "no space left" in low or "disk is full" in low:
-        return "full"
-    return "other"
-
-
-def classify(exc: BaseException, loc: Location) -> DicebaseError:
-    """An engine error on ``loc`` as the specific DicebaseError a user can act on."""
-    message = shorten(_one_line(exc), 160)
-    path = loc.path
-    kind = _kind(exc)
-    if kind == "locked":
-        pid = re.search(r"\bPID (\d+)", _one_line(exc))
-        holder = f" (pid {pid.group(1)})" if pid else ""
-        which = "DuckDB's write lock" if loc.store == "duckdb" else "SQLite's write lock"
-        return DatabaseLocked(
-            f"{path} is locked by another process{holder} holding {which}; "
-            "wait for it to finish and try again (the file itself is fine)"
-        )
-    if kind == "permission":
-        return PermissionDenied(f"cannot read {path}: permission denied")
-    if kind == "damaged":
-        return DatabaseDamaged(f"{path} is damaged ({message}); rebuild it with: {build_hint(loc)} --force")
-    if kind == "not-a-database":
-        return NotADicebaseDatabase(f"{path} is not a {_store_name(loc)} database file")
-    if kind == "version":
-        return SchemaVersionMismatch(
-            f"{path} was written by another DuckDB storage version ({message}); rebuild it with: {build_hint(loc)} --force"
-        )
-    if kind == "memory":
-        return QueryTooLarge(f"the query needs more memory than the ceiling allows ({message})")
-    if kind == "refused":
-        return ReadOnlyViolation(f"refused: {message}")
-    if kind == "cannot-open":
-        if not os.access(path, os.R_OK):
-            return PermissionDenied(f"cannot read {path}: permission denied")
-        return DicebaseError(f"cannot open {path}: {message}")
-    if kind == "full":
-        error = DicebaseError(f"no space left on the device ({message})")
-        error.exit_code = 1
-        return error
-    if kind == "io":
-        return DicebaseError(f"cannot read {path}: {message}")
-    return QueryFailed(message)
-
-
 def duckdb_engine():
     """DuckDB's compiled engine module, ``_duckdb`` (the ``duckdb`` package wraps it), else ``duckdb``.
 
@@ -262,10 +139,6 @@ def duckdb_engine():
     import duckdb
 
     return duckdb
-
-
-def _store_name(loc: Location) -> str:
-    return "DuckDB" if loc.store == "duckdb" else "SQLite"
 
 
 def _sniff(loc: Location) -> None:
@@ -448,7 +321,7 @@ class Database:
         try:
             st = os.stat(path)
         except FileNotFoundError:
-            raise DatabaseMissing(f"no database at {shorten(str(path), 200)}; build it with: {build_hint(location)}") from None
+            raise missing(location) from None
         except OSError as exc:
             raise file_error(exc, path) from None
         import stat
@@ -494,6 +367,13 @@ class Database:
             self._con.set_authorizer(self._guard)
             self._con.set_progress_handler(self._progress, SQLITE_PROGRESS_STEPS)
 
+    def _games_if_readable(self) -> list[str]:
+        """The games a file of another schema version holds, for its rebuild hint ([] if unreadable)."""
+        try:
+            return [g for (g,) in self.fetchall("SELECT game FROM build_games ORDER BY game")]
+        except DicebaseError:
+            return []
+
     def _check_version(self) -> None:
         path = self.location.path
         try:  # one query when the file is a dicebase database (a CLI lookup opens one per run)
@@ -507,10 +387,7 @@ class Database:
             ) from None
         if row is None or row[0] != str(SCHEMA_VERSION):
             found = clip(row[0], 40) if row else "unknown"
-            raise SchemaVersionMismatch(
-                f"{path} was built with schema version {found}, this dicebase reads version '{SCHEMA_VERSION}'; "
-                f"rebuild it with: {build_hint(self.location)} --force"
-            )
+            raise other_schema_version(self.location, found, SCHEMA_VERSION, self._games_if_readable())
 
     # -- running queries ----------------------------------------------------
     @property
@@ -527,7 +404,7 @@ class Database:
         """
         con = self._con
         if con is None:
-            raise DatabaseClosed("the database is closed; open it again with dicebase.open(...)")
+            raise closed()
         timeout = self.timeout
         run = _Run(con, None if timeout is None else monotonic() + timeout)
         if self.store == "sqlite":
@@ -579,7 +456,7 @@ class Database:
         return result
 
     def _timeout(self) -> QueryTimeout:
-        return QueryTimeout(f"the query ran longer than {self.timeout:g} s and was stopped; nothing was changed")
+        return timed_out(self.timeout)
 
     def _progress(self) -> int:
         """SQLite's progress handler: non-zero stops the running statement."""
@@ -633,7 +510,7 @@ class Database:
         """A cursor over the rows of one statement (for streaming large results; no time limit)."""
         _check_statement(sql, params)
         if self._con is None:
-            raise DatabaseClosed("the database is closed; open it again with dicebase.open(...)")
+            raise closed()
         try:
             return self._con.execute(sql, params)
         except Exception as exc:
@@ -657,7 +534,7 @@ class Database:
         if into is not None and not callable(into):
             raise BadInput(f"into must be a function of the rows, got {clip(into)}")
         if self._con is None:
-            raise DatabaseClosed("the database is closed; open it again with dicebase.open(...)")
+            raise closed()
         try:
             bound = ("$", *sorted(params.items())) if isinstance(params, dict) else tuple(params)
             key = (sql, bound, into)
@@ -743,7 +620,7 @@ class Database:
         and limits); SQLite: a new read-only connection.  Close it before this one.
         """
         if self._con is None:
-            raise DatabaseClosed("the database is closed; open it again with dicebase.open(...)")
+            raise closed()
         if self.store == "sqlite":
             twin = Database(self.location, timeout=self.timeout, memory_limit=self.memory_limit)
             twin.max_rows = self.max_rows
@@ -914,8 +791,7 @@ class Database:
         if not isinstance(game, str):
             raise BadInput(f"a game is a name such as threes, got {clip(game)}")
         if game not in self.games():
-            cli = game.replace("_", "-")
-            raise NotInDatabase(f"{cli} is not built into {self.location.path}; add it with: {build_hint(self.location)} {cli}")
+            raise not_built(game, self.location)
 
     def relations(self) -> list[tuple[str, str]]:
         """(name, 'table'|'view') for every public relation, from the schema catalogue."""
