@@ -50,8 +50,18 @@ def _game_modules(part: str) -> list[Path]:
 def test_rules_import_nothing_heavy():
     for path in _modules("rules"):
         bad = {m for m in _imports(path) if m.split(".")[0] in ("numpy", "numba", "sqlalchemy", "duckdb")
-               or m.startswith(("dicebase.builder", "dicebase.query", "dicebase.cli", "dicebase.schema"))}
+               or m.startswith(("dicebase.builder", "dicebase.query", "dicebase.cli", "dicebase.schema",
+                                "dicebase.layout"))}
         assert not bad, f"{path.name} imports {sorted(bad)}"
+
+
+def test_layouts_import_only_the_standard_library_and_the_rules():
+    """Each game's storage layout (dicebase/layout/) is read by the builder and the lookups: it
+    imports the standard library and dicebase.rules, nothing else of dicebase and no numpy."""
+    for path in _modules("layout"):
+        bad = {m for m in _imports(path) if m.split(".")[0] in ("numpy", "numba", "sqlalchemy", "duckdb")
+               or m.startswith("dicebase") and not m.startswith(("dicebase.rules", "dicebase.layout"))}
+        assert not bad, f"layout/{path.name} imports {sorted(bad)}"
 
 
 def test_solvers_and_lookups_never_import_each_other():
@@ -78,8 +88,9 @@ def _constants(path: Path) -> set[str]:
 @pytest.mark.parametrize("game", GAMES)
 def test_no_rule_constant_defined_twice(game):
     """A name the rules module defines is imported, never redefined, by the game's solver and lookups."""
-    ruled = _constants(PACKAGE / "rules" / f"{game}.py")
-    for path in _modules(f"builder/{game}") + _modules(f"query/{game}") + _modules(f"cli/{game}"):
+    ruled = set().union(*(_constants(path) for path in _modules(f"rules/{game}")))
+    for path in (_modules(f"builder/{game}") + _modules(f"query/{game}") + _modules(f"cli/{game}")
+                 + _modules(f"layout/{game}")):
         twice = ruled & _constants(path)
         assert not twice, f"{path.relative_to(PACKAGE)} redefines {sorted(twice)} of dicebase/rules/{game}.py"
 

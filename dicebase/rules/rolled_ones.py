@@ -111,16 +111,6 @@ def P_new1s(d: int, o_new: int, faces: int = 6) -> float:
     return comb(d, o_new) * q**o_new * (1.0 - q) ** (d - o_new)
 
 
-def P_new1s(d: int, o_new: int, faces: int = 6) -> float:
-    """Seed 002: ``P_new1s(d, o_new) = C(d, o_new) (1/6)^o_new (5/6)^(d - o_new)``.
-
-    The probability that exactly ``o_new`` of ``d`` rolled dice show a 1
-    (``0 <= o_new <= d``); ``faces`` generalises the 6.
-    """
-    q = 1.0 / faces
-    return comb(d, o_new) * q**o_new * (1.0 - q) ** (d - o_new)
-
-
 @lru_cache(maxsize=None)
 def reachable_turns(rules: Rules) -> frozenset[tuple[int, int]]:
     """Every ``(k, o)`` a turn can be at, turn total ``k <= turn_total_bound`` with ``o`` 1s set aside.

@@ -1,0 +1,3 @@
+"""Storage layout of threes (filled below)."""
+
+from __future__ import annotations
