@@ -11,9 +11,9 @@ Every game built into a file is measured with its BENCH_LOOKUPS (in-process) and
   checked on a connection of their own that is closed before the timed one opens, so the
   timed connection has read none of them; --states of them per kind, one call each.
 - "new state, warmed": the same, on a connection that first ran ``dicebase serve``'s warm-up
-  (dicebase/web/warm.py: on DuckDB the two-player 10,000 table held in memory by
-  ``db.ten_thousand.hold()``, the other tables scanned into the buffer pool): what a server's
-  lookups see.
+  (dicebase/web/warm.py: on DuckDB the two-player 10,000 table and Great Rolled Ones' states
+  held in memory by ``db.ten_thousand.hold()`` and ``db.rolled_ones.hold()``, the other tables
+  scanned into the buffer pool): what a server's lookups see.
 - "repeat": the same lookup again on one open connection (the connection remembers its reads).
 - "uncached": the same lookup after dropping everything the connection remembers, its small
   tables included (``forget_reads``).

@@ -1,6 +1,6 @@
-"""Measure build seconds, database size, lookup latency and seconds per figure; write BENCHMARKS.md.
+"""Measure build seconds, database size, lookup latency and seconds per figure, as one Markdown report.
 
-    python benchmarks/run.py                 # every game, both stores
+    python benchmarks/run.py --out /tmp/run.md   # every game, both stores
     python benchmarks/run.py --games threes  # one game
     python benchmarks/run.py --no-sqlite-for ten_thousand
     python benchmarks/run.py --threads 1        # build on one thread (default: every core)
@@ -11,7 +11,10 @@ Before and after (issue 12): measure an older checkout with this script, then th
     python benchmarks/run.py --code /tmp/before --json-out /tmp/before.json --out /tmp/before.md
     python benchmarks/run.py --before /tmp/before.json
 
-Figures come from real builds into a scratch directory; nothing here is a test.
+The report goes to --out, whose default is BENCHMARKS.md: that replaces the whole record, so
+write it elsewhere and copy the rows that changed into BENCHMARKS.md's tables (one table per
+figure, the latest value with its run and command).  Figures come from real builds into a
+scratch directory; nothing here is a test.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """10,000: the two-player solve's time by goal, and the numpy measurement behind numba.
 
-Prints a markdown table (benchmarks/run.py includes it in BENCHMARKS.md):
+Prints a markdown table (benchmarks/run.py includes it in its report; BENCHMARKS.md keeps the latest):
 
     python benchmarks/ten_thousand_scaling.py [--goals 1000,2000,5000,10000] [--numpy-goals all]
 

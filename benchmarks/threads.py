@@ -1,6 +1,6 @@
 """10,000: the two-player solve (optimal play, then seed 004 vs optimal) by thread count.
 
-Prints a markdown table (benchmarks/run.py includes it in BENCHMARKS.md):
+Prints a markdown table (benchmarks/run.py includes it in its report; BENCHMARKS.md keeps the latest):
 
     python benchmarks/threads.py [--goal 10000] [--threads 1,2,4,8,16]
 
