@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from sqlalchemy import Boolean, Column, Double, Integer, MetaData, String, Table
 from sqlalchemy.sql import Select
 
-from dicebase import SCHEMA_VERSION  # noqa: E402,F401  (defined without heavy imports)
+from dicebase.version import SCHEMA_VERSION  # noqa: E402,F401  (defined without heavy imports)
 
 metadata = MetaData()
 
