@@ -2,7 +2,7 @@
 
     python benchmarks/lookups.py --db db/dicebase.duckdb --db db/dicebase.sqlite
 
-Every game built into a file is measured with its BENCH_LOOKUPS (in-process) and BENCH_CLI
+Every game built into a file is measured with its fixtures.LOOKUPS (in-process) and fixtures.CLI
 (the `dicebase` command, process start to exit).  In-process figures come three ways:
 
 - "new state": each call asks a state not asked before, on a warm connection (one that has
@@ -39,7 +39,6 @@ states as this checkout.  Nothing here is a test.
 from __future__ import annotations
 
 import argparse
-import importlib
 import json
 import sys
 import time
@@ -48,6 +47,8 @@ from pathlib import Path
 
 from run import CODE, machine, time_cli, time_lookup  # run.py reads --code from sys.argv as well
 from states import WARM_STATES, measure
+
+from fixtures import CLI, LOOKUPS
 
 GAMES = ("threes", "rolled_ones", "ten_thousand")
 
@@ -158,8 +159,7 @@ def main() -> None:
             for game in args.games:
                 if game not in built:
                     continue
-                module = importlib.import_module(f"dicebase.query.{game}")
-                for label, fn in getattr(module, "BENCH_LOOKUPS", []):
+                for label, fn in LOOKUPS.get(game, []):
                     if not answers(fn, db):
                         emit(f"| {game} | `{label}` | {store} in-process | n/a | n/a |" + none)
                         continue
@@ -172,8 +172,7 @@ def main() -> None:
         for game in args.games:
             if game not in built:
                 continue
-            module = importlib.import_module(f"dicebase.query.{game}")
-            for cli_args in getattr(module, "BENCH_CLI", []):
+            for cli_args in CLI.get(game, []):
                 try:
                     p50, p99 = time_cli(cli_args, path, args.cli_repeat)
                 except Exception:  # the file cannot answer it (a smaller build)

@@ -266,8 +266,9 @@ def main() -> None:
                                 f"{p50 * 1e3:.3f} | {p99 * 1e3:.3f} |" + _before(before, key, "{:.3f}"))
             print(lookup_lines[-1], flush=True)
     for game in games:
-        module = __import__(f"dicebase.query.{game}", fromlist=["BENCH_LOOKUPS"])
-        for label, fn in getattr(module, "BENCH_LOOKUPS", []):
+        from fixtures import CLI, LOOKUPS
+
+        for label, fn in LOOKUPS.get(game, []):
             for store in ("duckdb", "sqlite"):
                 if (game, store) not in paths:
                     continue
@@ -286,7 +287,7 @@ def main() -> None:
                     key = f"lookup {game} {store}"
                     measured[key] = max(measured.get(key, 0.0), p50 * 1e3)
                 print(lookup_lines[-1], flush=True)
-        for cli_args in getattr(module, "BENCH_CLI", []):
+        for cli_args in CLI.get(game, []):
             for store in ("duckdb", "sqlite"):
                 if (game, store) not in paths:
                     continue

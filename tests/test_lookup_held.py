@@ -10,7 +10,9 @@ import pytest
 
 import dicebase
 from dicebase.query import database as database_module
+from dicebase.layout.ten_thousand import DUEL
 from dicebase.query.base import BadInput, DatabaseClosed, DicebaseError
+from dicebase.query.blocks import held_blocks, held_bytes
 from dicebase.web import warm
 from test_lookup_positions import (GAMES, TWO, _answers, _cases, _reorder, _rolled_answers, _rolled_cases,
                                    _tampered, rolled_two_variants)
@@ -33,7 +35,7 @@ def _duel_reads(monkeypatch, table: str = "ten_thousand_duel") -> list[str]:
 
 
 def _held_keys(db) -> set:
-    return {key[:2] for key in db._held}
+    return {key[:2] for key in held_blocks(db)}
 
 
 def test_held_answers_are_the_files_answers_with_no_query(built_db, monkeypatch):
@@ -64,7 +66,7 @@ def test_hold_is_what_the_table_holds(built_db):
     path = built_db(GAMES)
     with dicebase.open(path) as db:
         db.ten_thousand.hold("ten-thousand")
-        held = db._held[(*KEY, db.ten_thousand.goal())]
+        held = db.ten_thousand.blocks.held(DUEL, ("ten-thousand", db.ten_thousand.goal()))
         rows = db.fetchall("SELECT turn_total, dice, triple, p_win FROM ten_thousand_duel WHERE rules = 'ten-thousand' "
                            "ORDER BY score, opponent, turn_total, dice, triple")
     assert len(rows) == len(held.keys) == len(held.p_win)
@@ -93,26 +95,26 @@ def test_a_table_not_as_the_build_wrote_it_is_not_held(built_db, tmp_path, sql):
         want = _answers(plain, cases)
     with dicebase.open(path) as db:
         assert db.ten_thousand.hold() == 0
-        assert db._held == {}
+        assert held_blocks(db) == set()
         assert _answers(db, cases) == want
 
 
 def test_sqlite_holds_nothing_a_stopped_hold_holds_nothing_and_close_lets_go(built_db):
     with dicebase.open(f"sqlite:///{built_db(GAMES, kind='sqlite')}") as lite:
-        assert lite.ten_thousand.hold() == 0 and lite._held == {}
+        assert lite.ten_thousand.hold() == 0 and held_blocks(lite) == set()
     db = dicebase.open(built_db(GAMES))
     with pytest.raises(BadInput, match="stop must be a function"):
         db.ten_thousand.hold(stop="soon")
     with pytest.raises(DicebaseError):
         db.ten_thousand.hold("no-such-rules")
-    assert db.ten_thousand.hold(stop=lambda: True) == 0 and db._held == {}
+    assert db.ten_thousand.hold(stop=lambda: True) == 0 and held_blocks(db) == set()
     assert db.ten_thousand.hold() > 0 and _held_keys(db) == {KEY}
     # loading may pass 2 s on a cold file: no DuckDB progress bar drawn on the user's terminal
     assert db.fetchone("SELECT current_setting('enable_progress_bar')")[0] is False
     again = db.ten_thousand.hold()  # already held: nothing read again
-    assert again == sum(v.nbytes for v in db._held.values())
+    assert again == held_bytes(db)
     db.close()
-    assert db._held == {}
+    assert held_blocks(db) == set()
     with pytest.raises(DatabaseClosed):
         db.ten_thousand.best([1, 5, 2], turn_total=0, score=300, opponent=450)
 
@@ -133,7 +135,7 @@ def test_the_server_warm_up_holds_the_table_and_lets_go_of_its_blocks(built_db, 
         limit = db.fetchone("SELECT current_setting('memory_limit')")[0]
         warm.Warmer(db, say=said.append).run()
         assert _held_keys(db) == {KEY}
-        held = sum(v.nbytes for v in db._held.values())
+        held = held_bytes(db)
         pooled = pool(db)
         assert db.fetchone("SELECT current_setting('memory_limit')")[0] == limit
     assert len(said) == 1 and said[0].startswith(f"dicebase: loaded the tables into memory ({(held + pooled) / 1e6:,.0f} MB")
@@ -141,7 +143,7 @@ def test_the_server_warm_up_holds_the_table_and_lets_go_of_its_blocks(built_db, 
     with dicebase.open(path, memory_limit="1GB") as scanned:
         warm.Warmer(scanned, say=said.append).run()
         full = pool(scanned)
-        assert scanned._held == {} and full >= pooled
+        assert held_blocks(scanned) == set() and full >= pooled
         monkeypatch.setattr(warm, "DROP_POOL_LIMIT", "4MB")  # below what this small file's tables hold
         warm.Warmer._drop_buffer_pool(scanned)
         assert pool(scanned) <= 4e6 < full
@@ -169,7 +171,7 @@ def test_rolled_ones_held_answers_are_the_files_answers_with_no_query(rolled_two
         assert reads == []
         monkeypatch.undo()
         assert _rolled_answers(lite, cases) == want
-        assert lite.rolled_ones.hold() == 0 and lite._held == {}
+        assert lite.rolled_ones.hold() == 0 and held_blocks(lite) == set()
         with pytest.raises(BadInput, match="stop must be a function"):
             held.rolled_ones.hold(stop=3)
         with pytest.raises(DicebaseError):
@@ -186,5 +188,5 @@ def test_rolled_ones_states_not_as_the_build_wrote_them_are_not_held(rolled_two_
         want = _rolled_answers(plain, cases)
     path = _tampered(src, tmp_path, _reorder("rolled_ones_states", order))
     with dicebase.open(path) as db:
-        assert db.rolled_ones.hold() == 0 and db._held == {}
+        assert db.rolled_ones.hold() == 0 and held_blocks(db) == set()
         assert _rolled_answers(db, cases) == want

@@ -18,19 +18,10 @@ GAMES = ("ten_thousand",)
 TWO = {"ten_thousand": {"rules": ["ten-thousand", "farkle"], "duel_rules": ["ten-thousand", "farkle"], "goal": 500}}
 
 
-class _NoLayout(dict):
-    """Queries._layouts that knows no block: every read is a key filter (the reference)."""
-
-    def __contains__(self, key):
-        return True
-
-    def __getitem__(self, key):
-        return None
-
-
 def _by_key_filter(path):
+    """A database whose 10,000 block reader knows no block: every read is a key filter (the reference)."""
     db = dicebase.open(path)
-    db.ten_thousand._layouts = _NoLayout()
+    db.ten_thousand.blocks.locate_with = lambda table, block: None
     return db
 
 
@@ -79,17 +70,17 @@ def _compare(path, rules_list, count=250, sqlite_path=None):
             if sqlite_path is not None:
                 with dicebase.open(f"sqlite:///{sqlite_path}") as sl:
                     assert got == _answers(sl, cases)
-                    assert sl.ten_thousand._bounds_blocks.get((rules, sl.ten_thousand.goal(rules))) is not None
-        layouts = fast.ten_thousand._layouts
+                    assert sl.ten_thousand.bounds_in_memory(rules) is not None
+        located = fast.ten_thousand.blocks.located()
         for rules in rules_list:  # the fast path was taken, for every block
             goal = fast.ten_thousand.goal(rules)
             for key in [("ten_thousand_duel", rules, goal), ("ten_thousand_duel_bounds", rules, goal),
                         ("ten_thousand_exceed", rules, "optimal"), ("ten_thousand_solitaire", rules),
                         ("ten_thousand_keeps", rules)]:
-                assert layouts.get(key) is not None, key
+                assert located.get(key), key
             # and the bounds block was read whole, once, and answered the later lookups
-            assert fast.ten_thousand._bounds_blocks.get((rules, goal)) is not None
-            assert fast.ten_thousand._solitaire_blocks.get(rules)  # and the solitaire block
+            assert fast.ten_thousand.bounds_in_memory(rules) is not None
+            assert fast.ten_thousand.holds_solitaire(rules)  # and the solitaire block
         assert fast.ten_thousand.misplaced == []
     finally:
         fast.close()
@@ -124,14 +115,13 @@ def test_the_bounds_block_is_read_whole_from_the_second_two_player_lookup(built_
     path = built_db(GAMES)
     with dicebase.open(path) as db, _by_key_filter(path) as slow:
         q = db.ten_thousand
-        key = ("ten-thousand", q.goal("ten-thousand"))
         first_ask = q.best([1, 5, 2, 3, 4, 6], turn_total=0, score=300, opponent=450)
-        assert key not in q._bounds_blocks or q._bounds_blocks[key] is None
+        assert q.bounds_in_memory("ten-thousand") is None
         reads = []
         db.fetchone = lambda sql, params=(), _one=db.fetchone: reads.append(sql) or _one(sql, params)
         second = q.state(300, 450, 350, 3)
         assert sum("list(first_row" in sql for sql in reads) == 1
-        first_rows, counts, p_starts = q._bounds_blocks[key]
+        first_rows, counts, p_starts = q.bounds_in_memory("ten-thousand")
         assert len(first_rows) == len(counts) == len(p_starts) == (q.goal("ten-thousand") // 50) ** 2
         assert first_ask == slow.ten_thousand.best([1, 5, 2, 3, 4, 6], turn_total=0, score=300, opponent=450)
         assert second == slow.ten_thousand.state(300, 450, 350, 3)
@@ -147,12 +137,12 @@ def test_sqlite_one_shot_lookups_equal_a_connection_that_holds_the_bounds_block(
     with dicebase.open(path) as db:
         cases = [c for c in _cases(db.ten_thousand, "ten-thousand", 300, 10) if c[0] == "state" or "score" in c[2]]
         held = _answers(db, cases)
-        assert db.ten_thousand._bounds_blocks.get(("ten-thousand", db.ten_thousand.goal())) is not None
+        assert db.ten_thousand.bounds_in_memory("ten-thousand") is not None
     actions = set()
     for case, want in zip(cases, held):
         with dicebase.open(path) as one:
             assert _answers(one, [case]) == [want]
-            assert not one.ten_thousand._bounds_blocks
+            assert one.ten_thousand.bounds_in_memory("ten-thousand") is None  # the file's only rule set
         actions.add(getattr(want, "action", None))
     assert {"roll", "bank"} <= actions
 
@@ -169,7 +159,7 @@ def test_a_bounds_block_with_a_wrong_key_is_not_kept(built_db, tmp_path):
     with dicebase.open(path) as db:
         assert _answers(db, cases) == want
         q = db.ten_thousand
-        assert q._bounds_blocks.get(("ten-thousand", q.goal("ten-thousand"))) is None
+        assert q.bounds_in_memory("ten-thousand") is None
 
 
 def _tampered(src, tmp_path, sql: list[str]):
@@ -209,7 +199,7 @@ def test_rows_not_where_the_build_put_them_are_read_by_key(built_db, tmp_path, s
     with dicebase.open(path) as db:
         assert _answers(db, cases) == want
         q = db.ten_thousand  # and the change was noticed: a block read by key filters
-        assert q.misplaced or any(v is None or v.blocks and len(v.blocks) < 20 for v in q._layouts.values())
+        assert q.misplaced or not all(q.blocks.located().values())
     with _by_key_filter(path) as db:
         assert _answers(db, cases) == want
 
@@ -229,15 +219,15 @@ def test_rows_reordered_within_a_pair_still_give_the_right_answers(built_db, tmp
 def test_rolls_of_a_class_from_the_rules_equal_the_table(built_db):
     """state takes each roll's chance from the rules (ways / 6^n), not from ten_thousand_rolls:
     they must agree bit for bit, for every class of every rule set."""
-    from dicebase.query.ten_thousand import _rolls
+    from dicebase.query.ten_thousand import rolls
 
     with dicebase.open(built_db(GAMES)) as db:
         stored: dict = {}
         for rules, n, t, roll, p in db.fetchall("SELECT rules, dice, triple, roll, probability FROM ten_thousand_rolls"):
             stored.setdefault((rules, n, t), {})[roll] = p
         assert len(stored) > 40
-        for (_rules, n, _t), rolls in stored.items():
-            assert dict(_rolls(n)) == rolls
+        for (_rules, n, _t), stored_rolls in stored.items():
+            assert dict(rolls(n)) == stored_rolls
 
 
 # ---------------------------------------------------------------------------------------------

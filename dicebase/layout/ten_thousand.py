@@ -2,9 +2,84 @@
 
 Standard library and :mod:`dicebase.rules` only (no numpy, no sqlalchemy): the builder and the
 query side both import this module, and the CLI's lookup path must not import numpy.
+
+Every table is written once per block, in key order, so a row's key gives its position:
+
+* ``ten_thousand_duel_bounds`` (block ``(rules, goal)``): one row per pair (score, opponent),
+  position ``score // unit * G + opponent // unit`` (G = goal // unit), :func:`pair_position`;
+* ``ten_thousand_duel`` (block ``(rules, goal)``): the roll-optimal pre-roll states only (a
+  bank state follows from turn-start values), pair after pair in the bounds' order; where a
+  pair's rows start and how many there are is the bounds row's ``first_row`` and ``row_count``;
+  the block itself starts after the rows of every bounds block before its own;
+* ``ten_thousand_exceed`` (block ``(rules, policy)``) and ``ten_thousand_solitaire`` (block
+  ``rules``): dense grids of (points step, class), the classes of a step in a fixed order,
+  :func:`grid_position`; needs start at one unit, turn totals at 0;
+* ``ten_thousand_keeps`` and ``ten_thousand_rolls`` (block ``rules``): one run of rows per
+  (dice, triple) class.
+
+A held row of ``ten_thousand_duel`` is keyed by :func:`held_key` (turn total, dice, triple in one
+integer, increasing in the build's order within a pair).
 """
 
 from __future__ import annotations
+
+from dicebase.layout import Table
+from dicebase.rules.ten_thousand import FACES
+
+DUEL = Table("ten_thousand_duel", ("rules", "goal"), ("score", "opponent", "turn_total", "dice", "triple"))
+BOUNDS = Table("ten_thousand_duel_bounds", ("rules", "goal"), ("score", "opponent"))
+EXCEED = Table("ten_thousand_exceed", ("rules", "policy"), ("need", "dice", "triple"))
+SOLITAIRE = Table("ten_thousand_solitaire", ("rules",), ("turn_total", "dice", "triple"))
+KEEPS = Table("ten_thousand_keeps", ("rules",), ("dice", "triple", "roll", "keep"))
+ROLLS = Table("ten_thousand_rolls", ("rules",), ("dice", "triple", "roll"))
+
+#: The points column of each dense grid and the points of its first step, in units
+GRID_STEP = {EXCEED.name: ("need", 1), SOLITAIRE.name: ("turn_total", 0)}
+
+
+def pair_position(unit: int, G: int, score: int, opponent: int) -> int | None:
+    """Position of pair (score, opponent) in its ``ten_thousand_duel_bounds`` block (G = goal //
+    unit); None: not a pair the block holds."""
+    if score % unit or opponent % unit or not (0 <= score < G * unit and 0 <= opponent < G * unit):
+        return None
+    return score // unit * G + opponent // unit
+
+
+def pair_at(unit: int, G: int, position: int) -> tuple[int, int]:
+    """(score, opponent) of the bounds row at ``position``: :func:`pair_position` inverted."""
+    return position // G * unit, position % G * unit
+
+
+def grid_position(unit: int, first: int, classes: tuple, points: int, dice: int, triple: int) -> int | None:
+    """Position of (points, dice, triple) in a dense grid whose steps start at ``first`` units and
+    hold ``classes`` (their (dice, triple) in order); None: not a key of the grid."""
+    if points % unit or (dice, triple) not in classes:
+        return None
+    return (points // unit - first) * len(classes) + classes.index((dice, triple))
+
+
+def grid_key(unit: int, first: int, classes: tuple, position: int) -> tuple[int, int, int]:
+    """(points, dice, triple) at ``position`` of a dense grid: :func:`grid_position` inverted."""
+    step, at = divmod(position, len(classes))
+    return ((step + first) * unit, *classes[at])
+
+
+#: A held row's key: turn_total // unit * KEY_STEP + dice * DIE_SLOTS + triple (dice 0..6 and
+#: triple 0..FACES each fit a slot)
+DIE_SLOTS = 8
+KEY_STEP = DIE_SLOTS * DIE_SLOTS
+assert FACES < DIE_SLOTS
+
+
+def held_key(unit: int, turn_total: int, dice: int, triple: int) -> int:
+    """The integer a held two-player row is keyed by (increasing in the build's row order)."""
+    return turn_total // unit * KEY_STEP + dice * DIE_SLOTS + triple
+
+
+def held_key_parts(unit: int, key: int) -> tuple[int, int, int]:
+    """(turn_total, dice, triple) of a :func:`held_key`."""
+    return key // KEY_STEP * unit, key // DIE_SLOTS % DIE_SLOTS, key % DIE_SLOTS
+
 
 #: Value of every keep of a roll in the two-player game by one-step lookahead.
 #: Named parameters (see :func:`positional`): :k turn total, :i score, :j opponent (< :goal),

@@ -21,10 +21,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from dicebase.layout.ten_thousand import DIE_SLOTS, KEY_STEP, held_key_parts
+
 #: Rows read per query while loading (a few megabytes of arrays at a time)
 CHUNK_ROWS = 1 << 20
-#: A row's key: turn_total // unit * KEY_STEP + dice * 8 + triple (dice and triple are 0-6)
-KEY_STEP = 64
 
 
 class _NotAsBuilt(Exception):
@@ -75,7 +75,7 @@ class HeldDuel:
         b = int(keys.searchsorted((hi // unit + 1) * KEY_STEP))
         if a >= b:
             return {}
-        return {((key // KEY_STEP) * unit, key // 8 % 8, key % 8): p
+        return {held_key_parts(unit, key): p
                 for key, p in zip(keys[a:b].tolist(), self.p_win[first + a:first + b].tolist())}
 
 
@@ -109,9 +109,9 @@ def load(fetch_arrays, base: int, total: int, unit: int, G: int, bounds: tuple,
             pair = np.repeat(np.arange(p0, p1 + 1), lengths)
             k, d, t = cols["turn_total"], cols["dice"], cols["triple"]
             if ((cols["score"] != pair // G * unit) | (cols["opponent"] != pair % G * unit) | (k < 0)
-                    | (k % unit != 0) | (k >= top // KEY_STEP * unit) | (d < 0) | (d > 6) | (t < 0) | (t > 6)).any():
+                    | (k % unit != 0) | (k >= top // KEY_STEP * unit) | (d < 0) | (d >= DIE_SLOTS) | (t < 0) | (t >= DIE_SLOTS)).any():
                 return None
-            key = k // unit * KEY_STEP + d * 8 + t
+            key = k // unit * KEY_STEP + d * DIE_SLOTS + t  # layout.ten_thousand.held_key, as arrays
             # keys increase within a pair (the build's order), across the chunk's start too
             if ((np.diff(key) <= 0) & (pair[1:] == pair[:-1])).any() or (pair[0] == last_pair and key[0] <= last_key):
                 return None

@@ -549,14 +549,3 @@ def _examples(v: Variant, o: int) -> str:
     ks = sorted(k for k, oo in v.reachable if oo == o)
     head = ", ".join(map(str, ks[:8]))
     return f"{head}, ..." if len(ks) > 8 else head
-
-
-BENCH_LOOKUPS = [
-    ("rolled-ones best (1, 0, 0, 0, 0)", lambda db: db.rolled_ones.best(1, 0, 0, 0, 0)),
-    ("rolled-ones best (2, 30, 41, 13, 1)", lambda db: db.rolled_ones.best(2, 30, 41, 13, 1)),
-    ("rolled-ones policy keep_pace_end_race (1, 20, 35, 22, 1)", lambda db: db.rolled_ones.policy("keep_pace_end_race", 1, 20, 35, 22, 1)),
-]
-
-BENCH_CLI = [
-    ["rolled-ones", "best", "--player", "1", "--score", "0", "--opponent", "0", "--turn-total", "0", "--ones", "0", "--json"],
-]

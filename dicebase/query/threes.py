@@ -732,14 +732,3 @@ class Queries:
                 f"got {_show(to_beat)}"
             )
         return int(to_beat)
-
-
-BENCH_LOOKUPS = [
-    ("threes best (win, seed 001)", lambda db: db.threes.best([4, 3, 1, 1, 2], to_beat=7, players_after=4)),
-    ("threes best (expected)", lambda db: db.threes.best([6, 5, 3, 1, 1], variant="reroll")),
-    ("threes chances", lambda db: db.threes.chances(ties="strict")),
-]
-BENCH_CLI = [
-    ["threes", "best", "4", "3", "1", "1", "2", "--score", "0", "--to-beat", "7", "--players-after", "4", "--json"],
-    ["threes", "expected", "--variant", "reroll", "--json"],
-]

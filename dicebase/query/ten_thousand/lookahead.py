@@ -1,0 +1,195 @@
+"""10,000's one-step lookahead in Python: the values of the documented queries
+(:mod:`dicebase.layout.ten_thousand`: DUEL_LOOKAHEAD_SQL, LAST_TURN_SQL, BANK_VALUE_SQL,
+ROLL_VALUE_SQL, SOLITAIRE_LOOKAHEAD_SQL) computed over a few reads of stored values
+(:mod:`.stored`), whose joins would take DuckDB 10-30 ms (tests/test_ten_thousand_db.py checks
+the two agree).  Part of :class:`~dicebase.query.ten_thousand.Queries`.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from dicebase.query.base import NotInDatabase
+from dicebase.query.ten_thousand.results import State, rolls
+
+
+@dataclass(frozen=True)
+class _Lookahead:
+    """One class's rolls for ROLL_VALUE_SQL: the distinct keep outcomes, and per roll its chance
+    and the outcomes its legal keeps lead to (none: a farkle)."""
+
+    outcomes: tuple  # (points, dice_after, triple_after) of every keep of the class, once each
+    rolls: list  # (probability, indices into outcomes) of every roll of the class's dice
+    max_points: int  # the most points one keep scores
+
+
+class Lookahead:
+    """The lookahead of :class:`~dicebase.query.ten_thousand.Queries` (its stored values: ``_stored``)."""
+
+    def _opponents(self, rules: str, goal: int, i: int, k: int, points: list[int]) -> tuple[int, int]:
+        """The opponent scores whose turn starts a lookahead from (i, k) reads: i (a farkle), i + k
+        (banking now) and i + k + each keep's points, below the goal."""
+        return i, min(i + k + max(points, default=0), goal - self._shape(rules)[0])
+
+    def _duel_values(self, rules: str, goal: int, i: int, j: int, k: int,
+                     keeps: list[tuple], also: int | None = None) -> tuple[list[tuple[float, str]], float, dict]:
+        """(value, then) of each keep as DUEL_LOOKAHEAD_SQL values it, W(j, i), and the stored states
+        of pair (i, j) read (turn totals from ``also``, if given, up to the largest keep's)."""
+        points = [keep[2] for keep in keeps]
+        unit, start = self._shape(rules)
+        banked = [i + k + p for p in points]
+        found = None
+        if self.db.store == "duckdb":  # the turn starts of j from i to the largest banked score below the goal
+            found = self._stored.bounds_rows(rules, goal, j, self._opponents(rules, goal, i, k, points), (i, j))
+        stored = {}
+        if keeps or also is not None:
+            lo = min([k + p for p in points] + ([] if also is None else [also]))
+            hi = max([k + p for p in points] + ([] if also is None else [also]))
+            stored = self._stored.pair_rows(rules, goal, i, j, lo, hi, None if found is None else found[1])
+        if found is not None:
+            starts = {o: found[0][o] for o in [i, *(b for b in banked if b < goal)] if o in found[0]}
+        else:
+            starts = self._stored.turn_starts(rules, goal, j, [i, *(b for b in banked if b < goal)])
+        over = [b - j + unit for b in banked if b >= goal]
+        exceed = self._stored.exceed_start(rules, min(over), max(over)) if over else {}
+        if i not in starts or any(b not in starts for b in banked if b < goal):
+            raise NotInDatabase(f"ten_thousand_duel lacks turn-start values of score {j}; rebuild: "
+                                "dicebase build ten-thousand --force")
+        values = []
+        for (_roll, _keep, p, _used, da, ta, _hd, _dom), b in zip(keeps, banked):
+            v = stored.get((k + p, da, ta))
+            if v is not None:
+                values.append((v, "roll"))
+            elif b < goal:
+                values.append((1 - starts[b], "bank"))
+            else:
+                values.append((1 - exceed.get((b - j + unit, start, 0), 0), "bank"))
+        return values, starts[i], stored
+
+    def _last_turn_values(self, rules: str, need: int, keeps: list[tuple]) -> list[tuple[float, str]]:
+        """(value, then) of each keep as LAST_TURN_SQL values it (``need``: what the turn must still gain)."""
+        short = [need - keep[2] for keep in keeps if keep[2] < need]
+        exceed = self._stored.exceed(rules, min(short), max(short)) if short else {}
+        return [(1.0, "bank") if p >= need else (exceed.get((need - p, da, ta), 0), "roll")
+                for _roll, _keep, p, _used, da, ta, _hd, _dom in keeps]
+
+    def _solitaire_values(self, rules: str, k: int, keeps: list[tuple]) -> list[tuple[float, str]]:
+        """(value, then) of each keep as SOLITAIRE_LOOKAHEAD_SQL values it."""
+        if not keeps:
+            return []
+        points = [keep[2] for keep in keeps]
+        lo, hi = k + min(points), k + max(points)
+        stored = self._stored.solitaire(rules, lo, hi)
+        return [stored.get((k + p, da, ta), (k + p, "bank")) for _roll, _keep, p, _used, da, ta, _hd, _dom in keeps]
+
+    def _bank_value(self, rules: str, goal: int, i: int, j: int, k: int) -> float:
+        """BANK_VALUE_SQL: 1 - W(j, i + k) below the goal, else 1 - P_exceed(i + k - j + unit)."""
+        if i + k < goal:
+            w = self._stored.turn_starts(rules, goal, j, [i + k])
+            if not w:
+                raise NotInDatabase(f"ten_thousand_duel lacks the turn start ({j}, {i + k}); rebuild: "
+                                    "dicebase build ten-thousand --force")
+            return 1 - w[i + k]
+        unit, start = self._shape(rules)
+        need = i + k - j + unit
+        return 1 - self._stored.exceed_start(rules, need, need).get((need, start, 0), 0)
+
+    @staticmethod
+    def _stored_state(key: tuple, p_win, bank: float | None) -> State | None:
+        """The state of ``key`` when it is a stored roll state (``p_win`` read from its row); None
+        for a bank state, which the caller values by the lookahead.  A state that can neither bank
+        (``bank`` None) nor was found stored is missing from the file."""
+        if p_win is not None:
+            p = float(p_win)
+            return State(*key, False, p, "roll", p, bank, "stored roll state (ten_thousand_duel)" if bank is None
+                         else "stored roll state (ten_thousand_duel); bank value from BANK_VALUE_SQL")
+        if bank is None:
+            raise NotInDatabase(f"state {key} should be a stored roll state but is missing; rebuild: "
+                                "dicebase build ten-thousand --force")
+        return None
+
+    @staticmethod
+    def _bank_state(key: tuple, bank: float, parts, farkle: float) -> State:
+        """A bank state: ROLL_VALUE_SQL's sum of each roll's best keep (a farkle worth ``farkle``)
+        weighted by the roll's chance, summed here (math.fsum) so that both stores give the same bits."""
+        roll_value = math.fsum(float(p) * (farkle if v is None else float(v)) for p, v in parts)
+        return State(*key, False, bank, "bank", roll_value, bank,
+                     "bank state (not stored: banking is optimal): bank value from BANK_VALUE_SQL, roll value "
+                     "by one-step lookahead over every roll (ROLL_VALUE_SQL)")
+
+    def _state_by_position(self, rule: dict, key: tuple, can_bank: bool) -> State:
+        """``state`` below the goal on DuckDB: the turn starts of the opponent's score and where the
+        pair's rows lie (ten_thousand_duel_bounds, in memory from a connection's second two-player
+        lookup), one read of the pair's rows, and the class's keeps (remembered per connection).
+        A stored roll state is answered from its row; only a bank state needs the lookahead."""
+        rules, goal, i, j, k, n, t = key
+        unit, start = rule["unit"], rule["dice"]
+        look = self._lookahead(rules, n, t)
+        found = self._stored.bounds_rows(rules, goal, j, self._opponents(rules, goal, i, k, [look.max_points]), (i, j))
+        if found is None:  # not laid out as the build writes it: key filters
+            return self._state_by_keys(rule, key, can_bank)
+        starts, where = found
+        if self.db.store == "sqlite":  # the state's own row first (one primary-key seek); the rest only for a bank state
+            own = self._stored.pair_rows(rules, goal, i, j, k, k, None)
+            stored = own if (k, n, t) in own else self._stored.pair_rows(rules, goal, i, j, k, k + look.max_points, None)
+        else:  # DuckDB: the pair's rows in one read (it scans a row group whatever it keeps)
+            stored = self._stored.pair_rows(rules, goal, i, j, k, k + look.max_points, where)
+        if i not in starts or (can_bank and i + k < goal and i + k not in starts):
+            raise NotInDatabase(f"ten_thousand_duel lacks turn-start values of score {j}; rebuild: "
+                                "dicebase build ten-thousand --force")
+        bank = None
+        if can_bank:  # BANK_VALUE_SQL
+            bank = 1 - float(starts[i + k]) if i + k < goal else float(self._bank_value(rules, goal, i, j, k))
+        answer = self._stored_state(key, stored.get((k, n, t)), bank)
+        if answer is not None:
+            return answer
+        # DUEL_LOOKAHEAD_SQL's value of every distinct keep outcome (points, dice after, triple after)
+        over = [i + k + points - j + unit for points, _da, _ta in look.outcomes if i + k + points >= goal]
+        exceed = self._stored.exceed_start(rules, min(over), max(over)) if over else {}
+        values = []
+        for points, da, ta in look.outcomes:
+            v = stored.get((k + points, da, ta))  # a stored roll state: roll on
+            if v is None:
+                banked = i + k + points
+                if banked < goal:
+                    if banked not in starts:
+                        raise NotInDatabase(f"ten_thousand_duel lacks turn-start values of score {j}; rebuild: "
+                                            "dicebase build ten-thousand --force")
+                    v = 1 - starts[banked]
+                else:
+                    v = 1 - exceed.get((banked - j + unit, start, 0), 0)
+            values.append(v)
+        parts = [(prob, max(map(values.__getitem__, outcomes)) if outcomes else None)
+                 for prob, outcomes in look.rolls]
+        return self._bank_state(key, bank, parts, 1.0 - starts[i])
+
+    def _state_by_keys(self, rule: dict, key: tuple, can_bank: bool) -> State:
+        """``_state_by_position`` for a file whose bounds are not where the build puts them."""
+        rules, goal, i, j, k, n, t = key
+        keeps = self._keeps(rules, n, t, None)
+        values, w_ji, stored = self._duel_values(rules, goal, i, j, k, keeps, also=k)
+        bank = float(self._bank_value(rules, goal, i, j, k)) if can_bank else None
+        answer = self._stored_state(key, stored.get((k, n, t)), bank)
+        if answer is not None:
+            return answer
+        best: dict[str, float] = {}
+        for keep, (v, _then) in zip(keeps, values):
+            best[keep[0]] = max(v, best.get(keep[0], v))
+        parts = [(prob, best.get(r)) for r, prob in rolls(n)]
+        return self._bank_state(key, bank, parts, 1.0 - w_ji)
+
+    def _lookahead(self, rules: str, n: int, t: int) -> "_Lookahead":
+        """The keeps of every roll of (n dice, triple t) grouped for the one-step lookahead
+        (remembered per connection)."""
+        look = self._lookaheads.get((rules, n, t))
+        if look is None:
+            keeps = self._keeps(rules, n, t, None)
+            index: dict[tuple[int, int, int], int] = {}
+            by_roll: dict[str, list[int]] = {}
+            for roll, _keep, points, _used, da, ta, _hd, _dom in keeps:
+                by_roll.setdefault(roll, []).append(index.setdefault((points, da, ta), len(index)))
+            look = _Lookahead(tuple(index), [(prob, tuple(by_roll.get(roll, ()))) for roll, prob in rolls(n)],
+                              max((kp[2] for kp in keeps), default=0))
+            self._lookaheads[(rules, n, t)] = look
+        return look

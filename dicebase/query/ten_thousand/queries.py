@@ -1,0 +1,402 @@
+"""10,000 lookups: ``db.ten_thousand.odds(...)``, ``best``, ``state``, ``thresholds``, ``gaps``, ``hold``.
+
+Plain SQL over the ten_thousand_* tables (no sqlalchemy, no numpy).  ``best`` is a one-step
+lookahead: for every legal keep of the roll it reads the stored pre-roll value of the state the
+keep leads to (:data:`~dicebase.layout.ten_thousand.DUEL_LOOKAHEAD_SQL` is the documented query;
+SQLite runs it, DuckDB the same values in Python over reads by position, :mod:`.lookahead`).
+"""
+
+from __future__ import annotations
+
+import json
+
+from dicebase.layout.ten_thousand import DUEL, DUEL_LOOKAHEAD_SQL, LAST_TURN_SQL, ROLL_PARTS_SQL, SOLITAIRE_LOOKAHEAD_SQL
+from dicebase.query.base import BadInput, NotInDatabase, clip, first, ready_to_hold, text_choice, whole_number
+from dicebase.query.ten_thousand.lookahead import Lookahead
+from dicebase.query.ten_thousand.results import (
+    EXPECTED, WIN, Best, Gap, KeepAction, OddsRow, State, Threshold, positional,
+)
+from dicebase.query.blocks import held_bytes
+from dicebase.query.ten_thousand.stored import Stored
+from dicebase.rules.ten_thousand import MAX_POINTS, PRESETS
+
+
+def _int(value, what: str, allowed: str) -> int:
+    return whole_number(value, what, allowed)
+
+
+def _points(value, what: str, unit: int, hi: int = MAX_POINTS, why: str = "") -> int:
+    """A multiple of the rule set's ``unit`` from 0 to ``hi``; ``why`` explains the upper end."""
+    allowed = f"a multiple of {unit} from 0 to {hi}{why}"
+    v = _int(value, what, allowed)
+    if v < 0 or v > hi or v % unit:
+        raise BadInput(f"{what} must be {allowed}, got {v}")
+    return v
+
+
+def _class_name(n: int, t: int) -> str:
+    dice = "1 die" if n == 1 else f"{n} dice"
+    return f"{dice} with a standing triple of {t}s" if t else dice
+
+
+def _rule_name(rules: str | None, variant: str | None) -> str:
+    """The rule set a lookup asks for: ``variant=`` is another name for ``rules=`` (every lookup
+    takes a variant name, issue 8); neither means the default preset ``ten-thousand``."""
+    if variant is not None and rules is not None and variant != rules:
+        raise BadInput(f"give the rule set once: rules={clip(rules)} and variant={clip(variant)} differ")
+    return variant if variant is not None else ("ten-thousand" if rules is None else rules)
+
+
+class Queries(Lookahead):
+    """10,000 lookups on an open :class:`dicebase.query.Database` (``db.ten_thousand``)."""
+
+    def __init__(self, db):
+        self.db = db
+        self._rules: dict[str, dict] | None = None
+        self._classes: dict[str, dict] = {}
+        self._goals: dict[str, int] = {}
+        self._rule_sets: dict[str, object] = {}
+        self._odds: dict[tuple[str, int, int], list[OddsRow]] | None = None
+        self._lookaheads: dict[tuple, object] = {}  # (rules, dice, triple) -> see _lookahead
+        self._stored = Stored(self)  # the stored values, through the block reader
+        #: the block reader of this connection (its diagnostics: ``blocks.located()``, ``blocks.misplaced``)
+        self.blocks = self._stored.blocks
+
+    @property
+    def misplaced(self) -> list[str]:
+        """Blocks whose rows were not where the build puts them (read by key filters instead)."""
+        return self.blocks.misplaced
+
+    def bounds_in_memory(self, rules: str | None = None, *, variant: str | None = None):
+        """The bounds block of a rule set's two-player game that this connection answers from in
+        memory, as three arrays by pair position (first_row, row_count, p_start; read whole from
+        the connection's second two-player lookup, or taken from the held table), or None."""
+        rules = _rule_name(rules, variant)
+        return self._stored.bounds_in_memory(rules, self.goal(rules))
+
+    @property
+    def _bounds_blocks(self) -> dict:
+        """(rules, goal) -> the bounds block read whole (None: refused); tests/test_lookup_memo.py
+        reads it (use :meth:`bounds_in_memory`)."""
+        return self._stored._bounds_blocks
+
+    def holds_solitaire(self, rules: str | None = None, *, variant: str | None = None) -> bool:
+        """Whether this connection answers solitaire lookups of a rule set with no query (the
+        block read whole from its second solitaire lookup)."""
+        return bool(self._stored._solitaire_blocks.get(_rule_name(rules, variant)))
+
+    # -- rule sets -------------------------------------------------------
+    def rule_sets(self) -> dict[str, dict]:
+        """Built rule sets: name -> every rule parameter."""
+        if self._rules is None:
+            self.db.require_game("ten_thousand")
+            rows = self.db.fetchall(
+                "SELECT variant, rules_json FROM build_variants WHERE game = 'ten_thousand' ORDER BY variant"
+            )
+            self._rules = {name: json.loads(r) for name, r in rows}
+        return self._rules
+
+    def _rule(self, rules: str) -> dict:
+        text_choice(rules, "rules")
+        built = self.rule_sets()
+        if rules not in built:
+            if rules in PRESETS:
+                raise NotInDatabase(
+                    f"rule set {rules!r} is not built; add it with: dicebase build ten-thousand --force "
+                    f"-o 'ten-thousand.rules=[\"{rules}\"]'"
+                )
+            raise BadInput(f"unknown rule set {rules!r}; built: {', '.join(built)}")
+        return built[rules]
+
+    def classes(self, rules: str | None = None, *,
+                variant: str | None = None) -> dict[tuple[int, int], tuple[float, int | None]]:
+        """(dice, triple) -> (farkle chance, smallest turn total reaching it) for a built rule set
+        (``rules=`` or ``variant=``: a preset or a variant built from a rules file)."""
+        rules = _rule_name(rules, variant)
+        text_choice(rules, "rules")
+        if rules not in self._classes:
+            try:
+                rows = self.db.fetchall(
+                    "SELECT dice, triple, p_farkle, min_turn_total FROM ten_thousand_classes WHERE rules = ?", (rules,)
+                )
+            except Exception:  # a database built before the table existed (DuckDB and SQLite differ)
+                raise NotInDatabase(
+                    "this database has no ten_thousand_classes table; rebuild it: dicebase build ten-thousand --force"
+                ) from None
+            self._classes[rules] = {(int(n), int(t)): (float(p), None if m is None else int(m)) for n, t, p, m in rows}
+        return self._classes[rules]
+
+    def _triple(self, rule: dict, dice: int, triple) -> int:
+        t = _int(triple, "--triple", "0 = none, or a face 1-6")
+        if not 0 <= t <= 6:
+            raise BadInput(f"--triple must be a face 1-6 (or 0 for none), got {t}")
+        if t and not rule["triple_stands"]:
+            raise BadInput(f"rule set {rule['name']!r} has no standing triple; leave --triple out")
+        if t and dice > 3 and (rule["hot_dice_clears_triple"] or not rule["hot_dice"]):
+            raise BadInput(f"a standing triple leaves at most 3 dice to roll, got {dice} dice")
+        return t
+
+    def _check_turn(self, rule: dict, n: int, t: int, k: int) -> None:
+        """The turn total must be reachable with n dice left and standing triple t."""
+        if k == 0:
+            if n != rule["dice"] or t:
+                raise BadInput(
+                    f"a turn total of 0 is a turn start: all {rule['dice']} dice are rolled and no triple "
+                    f"stands, got {_class_name(n, t)}"
+                )
+            return
+        low = self.classes(rule["name"]).get((n, t), (None, None))[1]
+        if low is not None and k < low:
+            what = "6 dice again (after hot dice)" if (n, t) == (rule["dice"], 0) else _class_name(n, t)
+            raise BadInput(f"a turn reaches {what} only with a turn total of at least {low}, got {k}")
+
+    def _scores(self, rules: str, score, opponent) -> tuple[int, int, int]:
+        goal, unit = self.goal(rules), self._rule(rules)["unit"]
+        i = _points(score, "--score", unit, goal - unit, f" (the player to move is below the goal {goal})")
+        j = _points(opponent, "--opponent", unit, MAX_POINTS, f" (at or above the goal {goal}: your last turn)")
+        return goal, i, j
+
+    def _shape(self, rules: str) -> tuple[int, int]:
+        """(scoring unit, dice at a turn start) of a built rule set (50 and 6 in every preset)."""
+        rule = self._rule(rules)
+        return rule["unit"], rule["dice"]
+
+    # -- (a) -----------------------------------------------------------
+    def odds(self, dice, triple=0, rules: str | None = None, *, variant: str | None = None) -> list[OddsRow]:
+        """Every scoring combination of a roll of ``dice`` dice, with its chance (``rules=`` or
+        ``variant=``: a preset or a variant built from a rules file; default ``ten-thousand``)."""
+        rules = _rule_name(rules, variant)
+        rule = self._rule(rules)
+        n = _int(dice, "--dice", "1-6")
+        if not 1 <= n <= rule["dice"]:
+            raise BadInput(f"--dice must be 1-{rule['dice']}, got {n}")
+        t = self._triple(rule, n, triple)
+        if self._odds is None:  # a few hundred rows: read once per connection
+            self._odds = {}
+            for r, d, c3, c, o, p, m, cm in self.db.fetchall(
+                "SELECT rules, dice, triple, combination, outcomes, probability, mean_points, mean_combination_points "
+                "FROM ten_thousand_odds ORDER BY rules, dice, triple, position"
+            ):
+                self._odds.setdefault((r, int(d), int(c3)), []).append(OddsRow(c, int(o), float(p), float(m), float(cm)))
+        return list(self._odds.get((rules, n, t), []))
+
+    # -- (c), (d) ----------------------------------------------------------
+    def best(self, dice, turn_total=0, triple=0, score=None, opponent=None,
+             rules: str | None = None, *, variant: str | None = None) -> Best:
+        """Every legal keep of the roll ``dice``, best first.
+
+        Without scores: expected banked points of the solitaire turn.  With ``score`` and
+        ``opponent``: the two-player win probability; an opponent at or above the goal means
+        this is the last turn, and every keep is valued by the chance to end above it.
+        ``rules=`` or ``variant=`` (the same thing) names a preset or a variant built from a
+        rules file; default ``ten-thousand``."""
+        rules = _rule_name(rules, variant)
+        rule = self._rule(rules)
+        if isinstance(dice, (str, bytes, dict)) or not hasattr(dice, "__iter__"):
+            raise BadInput(f"dice must be a list of faces 1-6, e.g. [1, 5, 2], got {clip(dice)}")
+        faces = [_int(f, "a die", "a face 1-6") for f in dice]
+        if not 1 <= len(faces) <= rule["dice"]:
+            raise BadInput(f"give the faces of 1-{rule['dice']} rolled dice, got {len(faces)}")
+        bad = [f for f in faces if not 1 <= f <= 6]
+        if bad:
+            raise BadInput(f"dice faces must be 1-6, got {bad[0]}")
+        n = len(faces)
+        t = self._triple(rule, n, triple)
+        k = _points(turn_total, "--turn-total", rule["unit"])
+        self._check_turn(rule, n, t, k)
+        roll = "".join(str(f) for f in sorted(faces))
+        if (score is None) != (opponent is None):
+            raise BadInput("give both --score and --opponent (two-player game) or neither (solitaire turn)")
+        last = False
+        sqlite = self.db.store == "sqlite"  # its indexed joins run the documented queries fastest
+        keeps = [] if sqlite else self._keeps(rules, n, t, roll)
+        if score is None:
+            objective, goal, farkle_value = EXPECTED, None, 0.0
+            sql, params = SOLITAIRE_LOOKAHEAD_SQL, dict(k=k, rules=rules, dice=n, triple=t, roll=roll)
+            values = None if sqlite else self._solitaire_values(rules, k, keeps)
+        else:
+            goal, i, j = self._scores(rules, score, opponent)
+            objective = WIN
+            if j >= goal:  # the last turn: end above the opponent or lose
+                last, farkle_value = True, 0.0
+                need = j - i - k + rule["unit"]
+                sql, params = LAST_TURN_SQL, dict(need=need, rules=rules, dice=n, triple=t, roll=roll)
+                values = None if sqlite else self._last_turn_values(rules, need, keeps)
+            else:
+                self._stored.asked(rules, goal)
+                sql, params = DUEL_LOOKAHEAD_SQL, dict(k=k, i=i, j=j, goal=goal, rules=rules, dice=n, triple=t, roll=roll,
+                                                       unit=rule["unit"], start=rule["dice"])
+                if sqlite:
+                    w_ji = self._stored.turn_starts(rules, goal, j, [i]).get(i)
+                    if w_ji is None:
+                        raise NotInDatabase(f"ten_thousand_duel lacks the turn start ({j}, {i}); rebuild: "
+                                            "dicebase build ten-thousand --force")
+                else:
+                    values, w_ji, _stored = self._duel_values(rules, goal, i, j, k, keeps)
+                farkle_value = 1.0 - w_ji
+        if sqlite:
+            rows = self.db.read(*positional(sql, params))
+        else:
+            rows = [(*keep[1:], *value) for keep, value in zip(keeps, values)]
+        opening = not last and score is not None and i == 0  # a two-player turn still below the opening minimum
+
+        def ends(p: int, then: str) -> str:
+            """What follows a keep of every die without hot dice: the turn ends, banked or (below the
+            opening minimum) lost; the stored lost-turn rows (dice 0) read 'roll' in the queries."""
+            return "lost" if opening and k + p < rule["opening_minimum"] else "bank"
+
+        actions = [
+            KeepAction([int(c) for c in keep], int(p), int(da), int(ta), bool(hd), bool(dom), float(v),
+                       ends(int(p), then) if int(da) == 0 else then)
+            for keep, p, _used, da, ta, hd, dom, v, then in rows
+        ]
+        actions.sort(key=lambda a: (-a.value, -a.points, -len(a.keep), a.keep))
+        return Best(objective, rules, sorted(faces), k, t, score, opponent, goal, last, not actions,
+                    float(farkle_value), actions)
+
+    def goal(self, rules: str | None = None, *, variant: str | None = None) -> int:
+        """Goal of the stored two-player game of a rule set (``rules=`` or ``variant=``)."""
+        rules = _rule_name(rules, variant)
+        text_choice(rules, "rules")
+        if rules in self._goals:
+            return self._goals[rules]
+        row = self.db.fetchone("SELECT MAX(goal) FROM ten_thousand_policy_duel WHERE rules = ?", (rules,))
+        if not row or row[0] is None:
+            raise NotInDatabase(
+                f"the two-player game of {rules!r} is not built; add it with: dicebase build ten-thousand "
+                f"--force -o 'ten-thousand.duel_rules=[\"{rules}\"]'"
+            )
+        self._goals[rules] = int(row[0])
+        return self._goals[rules]
+
+    # -- the lookahead, in Python over a few key-range reads ------------------
+    # Each reads one contiguous key range (a few row groups in DuckDB, an index range in
+    # SQLite); the values are those of the documented queries (DUEL_LOOKAHEAD_SQL and the
+    # others above), whose joins take DuckDB 10-30 ms (tests/test_ten_thousand_db.py
+    # checks the two agree).
+    def _keeps(self, rules: str, n: int, t: int, roll: str | None) -> list[tuple]:
+        """(roll, keep, points, dice_used, dice_after, triple_after, hot_dice, dominated) of
+        one roll of (n dice, triple t), ordered by keep; of every roll (by roll, keep) when
+        ``roll`` is None.  One roll's keeps come from the rules (dicebase.rules, the code
+        that wrote ten_thousand_keeps): one query fewer."""
+        if roll is None:
+            return sorted(self._stored.class_rows("roll, keep, points, dice_used, dice_after, "
+                                           "triple_after, hot_dice, dominated", rules, n, t), key=lambda r: r[:2])
+        from dicebase.rules.ten_thousand import dominated_flags, legal_keeps
+
+        counts = tuple(roll.count(str(face)) for face in range(1, 7))
+        rule_set = self._rule_set(rules)
+        keeps = legal_keeps(rule_set, counts, n, t)
+        rows = [(roll, "".join(str(f) * c for f, c in enumerate(kp.kept, start=1)), kp.points, kp.dice,
+                 kp.n_after, kp.t_after, kp.dice == n and rule_set.hot_dice, dom)
+                for kp, dom in zip(keeps, dominated_flags(keeps))]
+        return sorted(rows, key=lambda row: row[1])
+
+    def _rule_set(self, rules: str):
+        """The RuleSet the database was built with (from build_variants.rules_json)."""
+        if rules not in self._rule_sets:
+            from dicebase.rules.ten_thousand import RuleSet
+
+            stored = self._rule(rules)
+            self._rule_sets[rules] = RuleSet(**{k: tuple(v) if isinstance(v, list) else v for k, v in stored.items()})
+        return self._rule_sets[rules]
+
+    def hold(self, rules: str | None = None, *, stop=None) -> int:
+        """Keep the two-player table of ``rules`` (default: every rule set whose two-player game
+        is built) in memory, so that later two-player lookups on this database, from any of its
+        threads (``Database.for_thread``), run no query (dicebase/query/held.py).  DuckDB only:
+        SQLite answers by primary key in about 0.1 ms already.  Costs about 10 bytes a row (301
+        MB at goal 10,000) and 2-5 s, once; ``dicebase serve`` calls it while warming.
+        ``stop()`` (a function) ends the loading early.  Returns the bytes this game holds now."""
+        if not ready_to_hold(self.db, stop):
+            return 0
+        names = [_rule_name(rules, None)] if rules is not None else [
+            name for name in self.rule_sets() if self.db.fetchone(
+                "SELECT count(*) FROM ten_thousand_policy_duel WHERE rules = ?", (name,))[0]]
+        for name in names:
+            self._stored.hold(name, self.goal(name), stop)
+        return held_bytes(self.db, DUEL.name)
+
+    def state(self, score, opponent, turn_total, dice=None, triple=0, rules: str | None = None, *,
+              variant: str | None = None) -> State:
+        """Win probability, optimal action and both action values of ANY two-player pre-roll state.
+
+        Stored roll states are read from ten_thousand_duel; bank states (not stored) get the bank
+        value from :data:`BANK_VALUE_SQL` and the roll value by one-step lookahead
+        (:data:`ROLL_VALUE_SQL`); last-turn states (opponent >= goal) from ten_thousand_exceed.
+        ``rules=`` or ``variant=`` (the same thing): a preset or a variant built from a rules file."""
+        rules = _rule_name(rules, variant)
+        rule = self._rule(rules)
+        unit = rule["unit"]
+        k = _points(turn_total, "--turn-total", unit)
+        n = _int(rule["dice"] if dice is None else dice, "--dice", "1-6")
+        if not 1 <= n <= rule["dice"]:
+            raise BadInput(f"--dice must be 1-{rule['dice']}, got {n}")
+        t = self._triple(rule, n, triple)
+        self._check_turn(rule, n, t, k)
+        goal, i, j = self._scores(rules, score, opponent)
+        key = (rules, goal, i, j, k, n, t)
+        if j >= goal:
+            need = j - i - k + unit
+            if need <= 0:  # already ahead: bank and win; rolling risks only the farkle
+                return State(*key, True, 1.0, "bank", 1.0 - self.classes(rules)[(n, t)][0], 1.0,
+                             "last turn, already ahead: banking wins; rolling wins unless it farkles "
+                             "(ten_thousand_classes.p_farkle)")
+            stored = self._stored.exceed(rules, need, need, n, t).get((need, n, t))
+            row = None if stored is None else (stored,)
+            p = float(row[0]) if row else 0.0
+            return State(*key, True, p, "roll", p, 0.0 if k > 0 else None,
+                         f"last turn: ten_thousand_exceed (need = opponent - score - turn_total + {unit} = {need})"
+                         + ("" if row else "; past the stored needs, taken as 0"))
+        can_bank = k > 0 and (i > 0 or k >= rule["opening_minimum"])
+        self._stored.asked(rules, goal)
+        if self.db.store == "duckdb" or self._stored.bounds_block(rules, goal) is not None:
+            # the turn starts of j (by position, or the bounds block in memory), then the pair's rows from k on
+            return self._state_by_position(rule, key, can_bank)
+        bank = None
+        if can_bank:
+            bank = float(self._bank_value(rules, goal, i, j, k))
+        row = first(self.db.read(
+            "SELECT p_win FROM ten_thousand_duel WHERE rules = ? AND goal = ? AND score = ? AND opponent = ? "
+            "AND turn_total = ? AND dice = ? AND triple = ?",
+            key,
+        ))
+        stored = self._stored_state(key, None if row is None else row[0], bank)
+        if stored is not None:
+            return stored
+        # ROLL_VALUE_SQL: each roll's best keep, a farkle worth 1 - W(j, i), weighted by the roll's
+        # chance; summed here (math.fsum) so that both stores give the same bits
+        # SQLite: its indexed joins run the documented query fastest
+        farkle = 1.0 - self._stored.turn_starts(rules, goal, j, [i])[i]
+        parts = self.db.read(*positional(ROLL_PARTS_SQL, dict(
+            i=i, j=j, k=k, goal=goal, rules=rules, dice=n, triple=t, unit=unit, start=rule["dice"])))
+        return self._bank_state(key, bank, parts, farkle)
+
+    def thresholds(self, rules: str | None = None, *, variant: str | None = None) -> list[Threshold]:
+        """Per (dice, triple): smallest reachable turn total, optimal bank threshold, seed 004's
+        (``rules=`` or ``variant=``: a preset or a variant built from a rules file)."""
+        rules = _rule_name(rules, variant)
+        self._rule(rules)
+        rows = self.db.fetchall(
+            "SELECT t.dice, t.triple, t.min_turn_total, t.bank_from, t.last_roll, h.bank_from "
+            "FROM ten_thousand_thresholds t LEFT JOIN ten_thousand_seed004_rule h "
+            "ON h.rules = t.rules AND h.dice = t.dice AND h.triple = t.triple "
+            "WHERE t.rules = ? ORDER BY t.triple, t.dice DESC",
+            (rules,),
+        )
+        out = []
+        for n, t, low, b, lr, h in rows:
+            # seed 004's rule as played: the first reachable total at which it banks
+            h = None if h is None else max(int(h), int(low)) if low is not None else int(h)
+            out.append(Threshold(int(n), int(t), low, b, lr, h))
+        return out
+
+    def gaps(self) -> list[Gap]:
+        self.db.require_game("ten_thousand")
+        rows = self.db.fetchall(
+            "SELECT g.rules, g.goal, g.policy, g.p1_win, g.p2_win, g.gap, t.expected_points "
+            "FROM ten_thousand_gaps g LEFT JOIN ten_thousand_policy_turn t "
+            "ON t.rules = g.rules AND t.policy = g.policy ORDER BY g.rules, g.goal, g.gap DESC, g.policy"
+        )
+        return [Gap(r, int(g), p, float(a), float(b), float(c), None if e is None else float(e))
+                for r, g, p, a, b, c, e in rows]

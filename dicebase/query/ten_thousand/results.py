@@ -1,0 +1,128 @@
+"""10,000's answers: the dataclasses the lookups return, and what every lookup shares (the
+documented queries' named parameters, the rolls of n dice)."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+
+from dicebase.rules.ten_thousand import FACES, roll_multisets
+
+EXPECTED = "expected_banked_points"
+WIN = "win_probability"
+
+_POSITIONAL: dict[str, tuple[str, list[str]]] = {}  # sql -> (text with ?, parameter names in order)
+
+
+def positional(sql: str, values: dict) -> tuple[str, tuple]:
+    """Named ``:name`` parameters -> ``?`` placeholders and the value tuple (both stores)."""
+    if sql not in _POSITIONAL:
+        import re
+
+        names: list[str] = []
+
+        def sub(m):
+            names.append(m.group(1))
+            return "?"
+
+        _POSITIONAL[sql] = re.sub(r":([a-z]+)\b", sub, sql), names
+    text, names = _POSITIONAL[sql]
+    return text, tuple(values[name] for name in names)
+
+
+@dataclass(frozen=True)
+class OddsRow:
+    combination: str
+    outcomes: int
+    probability: float
+    mean_points: float
+    mean_combination_points: float
+
+
+@dataclass(frozen=True)
+class KeepAction:
+    keep: list[int]
+    points: int
+    dice_after: int
+    triple_after: int
+    hot_dice: bool
+    dominated: bool
+    value: float
+    then: str  # 'roll' or 'bank' at the state the keep leads to; 'lost': no hot dice, all dice scored below the opening minimum
+
+
+@dataclass(frozen=True)
+class Best:
+    objective: str
+    rules: str
+    roll: list[int]
+    turn_total: int
+    triple: int
+    score: int | None
+    opponent: int | None
+    goal: int | None
+    last_turn: bool  # the opponent has banked at or above the goal: this turn must exceed it
+    farkle: bool
+    farkle_value: float  # value of this state when the roll is a farkle (the turn total is lost)
+    actions: list[KeepAction] = field(default_factory=list)
+
+    @property
+    def best(self) -> KeepAction | None:
+        return self.actions[0] if self.actions else None
+
+    @property
+    def value(self) -> float:
+        """Value of the roll: the best keep's, or the farkle value when nothing scores."""
+        return self.actions[0].value if self.actions else self.farkle_value
+
+    def as_dict(self) -> dict:
+        d = asdict(self)
+        d["best"] = d["actions"][0] if d["actions"] else None
+        d["value"] = self.value
+        return d
+
+
+@dataclass(frozen=True)
+class State:
+    """A two-player pre-roll state: its win probability, optimal action and both action values."""
+
+    rules: str
+    goal: int
+    score: int
+    opponent: int
+    turn_total: int
+    dice: int
+    triple: int
+    last_turn: bool  # opponent >= goal: this is the last turn, it must end above the opponent
+    p_win: float  # win probability under optimal play = max(roll_value, bank_value)
+    action: str  # 'roll' or 'bank' (ties bank)
+    roll_value: float  # win probability if rolling now, then playing optimally
+    bank_value: float | None  # win probability if banking now (None: a turn start cannot bank)
+    source: str  # where the values come from
+
+
+@dataclass(frozen=True)
+class Threshold:
+    dice: int
+    triple: int
+    min_turn_total: int | None
+    bank_from: int | None
+    last_roll: int | None
+    seed004_bank_from: int | None
+
+
+@dataclass(frozen=True)
+class Gap:
+    rules: str
+    goal: int
+    policy: str
+    p1_win: float
+    p2_win: float
+    gap: float
+    expected_turn_points: float | None
+
+
+def rolls(n: int) -> list[tuple[str, float]]:
+    """(roll, probability) of every roll of n dice, as ten_thousand_rolls holds them for each
+    standing triple: ways = n! / (c1! ... c6!) of the 6^n ordered outcomes (the rules' multisets)."""
+    return [("".join(str(face) * c for face, c in enumerate(counts, start=1)), ways / FACES ** n)
+            for counts, ways in roll_multisets(n)]
