@@ -94,4 +94,4 @@ def test_every_table_of_every_game_gets_its_checksum_without_reading_it_back(tmp
         for table, checksum in recorded:
             columns = [(n, t, bool(k)) for n, t, k in db.fetchall(
                 "SELECT column_name, data_type, is_key FROM schema_columns WHERE table_name = ? ORDER BY position", (table,))]
-            assert db._run(lambda con: stored_table_checksum(con, store, table, columns)) == checksum, table
+            assert db.call(lambda con: stored_table_checksum(con, store, table, columns)) == checksum, table

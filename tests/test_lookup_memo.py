@@ -7,7 +7,6 @@ from __future__ import annotations
 import pytest
 
 import dicebase
-from dicebase.query import database as database_module
 from dicebase.query.base import DatabaseClosed
 
 STORES = ("duckdb", "sqlite")
@@ -100,8 +99,9 @@ def test_a_remembered_lookup_runs_no_query(paths, monkeypatch):
     with dicebase.open(path["ten_thousand"]) as db:
         lookup = lambda: db.ten_thousand.state(600, 750, 300, 3)  # noqa: E731
         expected = lookup()
+        before = db.statistics().queries
         assert lookup() == expected  # the second: reads the bounds block once
-        assert db.ten_thousand._bounds_blocks
+        assert db.statistics().queries > before, "the second lookup reads the bounds block"
         seen = _count_queries(db, monkeypatch)
         assert lookup() == expected
         assert seen == []
@@ -123,33 +123,36 @@ def test_close_drops_the_memo(paths):
             fn(db)
         with pytest.raises(DatabaseClosed):
             db.read("SELECT 1")
-        assert db._memo == {}
+        assert db.statistics().remembered_reads == 0
 
 
 def test_a_threads_twin_remembers_its_own_reads(paths):
     _, path = paths
     with dicebase.open(path["threes"]) as db:
         expected = db.threes.chances(ties="strict")
+        remembered = db.statistics().remembered_reads
         twin = db.for_thread()
         try:
-            assert twin._memo == {}
+            assert twin.statistics().remembered_reads == 0
             assert twin.threes.chances(ties="strict") == expected
-            assert twin._memo is not db._memo
+            assert twin.statistics().remembered_reads > 0  # its own memo: what it read
+            assert db.statistics().remembered_reads == remembered  # is not in this connection's
         finally:
             twin.close()
         assert db.threes.chances(ties="strict") == expected  # closing the twin leaves this connection open
 
 
-def test_read_memo_is_bounded(paths, monkeypatch):
+def test_read_memo_is_bounded(paths):
     _, path = paths
-    monkeypatch.setattr(database_module, "READ_MEMO_ROWS", 5)
     with dicebase.open(path["threes"]) as db:
+        db.read_memo_rows = 5
         sql = "SELECT to_beat FROM threes_win WHERE variant = 'classic' AND ties = 'shared' AND players_after = 0 " \
               "AND dice_left = 5 AND must_keep_two = ? AND score = 0 AND to_beat < ? ORDER BY to_beat"
         assert len(db.read(sql, (False, 4))) == 4
-        assert db._memo_rows == 4
+        assert db.statistics().remembered_rows == 4
         assert len(db.read(sql, (False, 3))) == 3  # 7 rows would pass the bound: the memo starts again
-        assert db._memo_rows == 3 and len(db._memo) == 1
+        stats = db.statistics()
+        assert stats.remembered_rows == 3 and stats.remembered_reads == 1
         into = lambda rows: [r[0] for r in rows]  # noqa: E731
         assert db.read(sql, (False, 2), into) == [0, 1]
         assert db.read(sql, (False, 2), into) is db.read(sql, (False, 2), into)

@@ -24,7 +24,7 @@ def test_the_rows_are_the_bound_querys(path):
             text = db.prepared(SQL, lo, hi)
             assert text == f"EXECUTE dicebase_0({lo}, {hi})"
             assert db.read(text) == db.fetchall(SQL.replace("$1", "?").replace("$2", "?"), (lo, hi))
-        assert db._prepared == {SQL: "dicebase_0"}  # prepared once
+        assert dict(db.statistics().prepared) == {SQL: "dicebase_0"}  # prepared once
         other = SQL.replace("p_start", "row_count")  # another statement gets its own name
         assert db.read(db.prepared(other, 3, 9)) == db.fetchall(other.replace("$1", "?").replace("$2", "?"), (3, 9))
         assert db.prepared(SQL, 1, 2) == "EXECUTE dicebase_0(1, 2)"
@@ -35,7 +35,7 @@ def test_only_integers_are_written_into_the_text(path, values):
     with dicebase.open(path) as db:
         with pytest.raises(BadInput):
             db.prepared(SQL, *values)
-        assert not db._prepared
+        assert not db.statistics().prepared
 
 
 @pytest.mark.parametrize("sql", [None, 7, b"SELECT 1"])
@@ -50,7 +50,7 @@ def test_each_threads_twin_prepares_its_own(path):
         want = db.read(text)
         twin = db.for_thread()
         try:
-            assert not twin._prepared
+            assert not twin.statistics().prepared
             assert twin.read(twin.prepared(SQL, 3, 9)) == want
         finally:
             twin.close()

@@ -64,7 +64,7 @@ def test_no_thread_is_started_per_query(dbs, store, monkeypatch):
 
 def test_sqlite_runs_the_query_on_the_callers_thread(dbs):
     with dicebase.open(_url(dbs, "sqlite")) as db:
-        db._con.create_function("thread_id", 0, threading.get_ident)
+        db.call(lambda con: con.create_function("thread_id", 0, threading.get_ident))
         assert db.fetchone("SELECT thread_id()")[0] == threading.get_ident()
         thread, outcome = _in_thread(lambda: db.fetchone("SELECT thread_id()")[0])
         thread.join(HANG_GUARD)
@@ -110,7 +110,7 @@ def test_a_query_that_ends_past_its_deadline_is_a_timeout(dbs, store):
 def test_interrupt_stops_a_query_on_another_thread(dbs, store):
     with dicebase.open(_url(dbs, store), timeout=None) as db:
         thread, outcome = _in_thread(lambda: db.run_sql(ENDLESS))
-        while db._running is None and thread.is_alive():
+        while not db.statistics().running and thread.is_alive():
             time.sleep(0.01)
         time.sleep(0.2)
         db.interrupt()
@@ -134,7 +134,7 @@ def test_twins_are_stopped_independently(dbs, store):
         try:
             mine, mine_outcome = _in_thread(lambda: db.run_sql(ENDLESS))
             theirs, their_outcome = _in_thread(lambda: twin.run_sql(ENDLESS))
-            while (db._running is None or twin._running is None) and mine.is_alive() and theirs.is_alive():
+            while not (db.statistics().running and twin.statistics().running) and mine.is_alive() and theirs.is_alive():
                 time.sleep(0.01)
             twin.interrupt()
             theirs.join(HANG_GUARD)
@@ -170,7 +170,7 @@ def test_twins_keep_their_own_time_limits(dbs, store):
 def test_close_from_another_thread_stops_the_running_query(dbs, store):
     db = dicebase.open(_url(dbs, store), timeout=None)
     thread, outcome = _in_thread(lambda: db.run_sql(ENDLESS))
-    while db._running is None and thread.is_alive():
+    while not db.statistics().running and thread.is_alive():
         time.sleep(0.01)
     time.sleep(0.2)
     db.close()

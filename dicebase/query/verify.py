@@ -71,7 +71,7 @@ def _checks(db, tables, catalogue) -> list[TableCheck]:
     for table, game, stored_rows, stored in tables:
         columns = catalogue[table]
         (rows,) = db.fetchone(f'SELECT count(*) FROM "{table}"')
-        computed = db._run(lambda con: stored_table_checksum(con, db.store, table, columns))
+        computed = db.call(lambda con: stored_table_checksum(con, db.store, table, columns))
         checks.append(TableCheck(table, game, computed == stored and rows == stored_rows, int(rows),
                                  int(stored_rows), stored, computed))
     return checks
