@@ -221,12 +221,12 @@ def test_the_database_twin_of_an_ended_thread_is_closed(built_db, kind):
         thread = threading.Thread(target=lambda: twins.append(server.thread_db()))
         thread.start()
         thread.join()
-    assert [twin._con is None for twin in twins] == [True, True, False]  # the last one ended after the last open
+    assert [not twin.statistics().open for twin in twins] == [True, True, False]  # the last one ended after the last open
     assert len(server._twins) == 2  # this thread's (the server asked for its info) and the last thread's
     assert server.lookup("/api/v1/threes/seats", [("players", "3")])  # this thread's twin still answers
     assert len(server._twins) == 2
     server.close()
-    assert all(twin._con is None for twin in twins)
+    assert all(not twin.statistics().open for twin in twins)
 
 
 def test_info_is_dicebase_info_json(clients, run_cli):

@@ -57,8 +57,9 @@ def test_duckdb_warm_up_holds_the_lookup_tables_and_loads_the_others_into_the_bu
         warm.Warmer(db, say=said.append).run()
         after = _buffer_pool_bytes(db)
         tables = db.fetchone("SELECT count(*) FROM duckdb_tables() WHERE schema_name = 'main'")[0]
-        held = sum(table.nbytes for table in db._held.values())
-        assert {key[0] for key in db._held} == {"rolled_ones_states"} and held > 0  # Queries.hold (test_lookup_held.py)
+        stats = db.statistics()
+        held = stats.held_bytes
+        assert set(stats.held_tables) == {"rolled_ones_states"} and held > 0  # Queries.hold (test_lookup_held.py)
     assert len(said) == 1 and WARM_LINE.fullmatch(said[0]) and "loaded the tables" in said[0], said
     assert tables > 10 and after > before
     # the line reports what the held tables and the others' blocks in the buffer pool then take in this process
