@@ -535,3 +535,105 @@ def test_verify_reads_duckdb_in_key_slices_with_the_same_checksums(built_db, mon
         sliced = verify(db)
     assert sliced and all(c.ok for c in sliced), [c.table for c in sliced if not c.ok]
     assert {c.table: c.computed for c in sliced} == whole
+
+
+# -- issue 20 §4: a rebuild hint repeats the user's --db and drops no game ------------------
+
+def _hinted(message: str) -> list[str]:
+    """The arguments of the command an error line suggests ("... with: dicebase build ...")."""
+    assert "with: dicebase build" in message, message
+    return shlex.split(message.split("with: ", 1)[1].strip())[1:]
+
+
+@pytest.mark.parametrize("given", ["db/x.duckdb", "db/x.sqlite", "sqlite:///db/x.duckdb", "duckdb:///db/x.sqlite",
+                                   "db/with space.duckdb"])
+def test_a_rebuild_hint_repeats_the_users_db(given, tmp_path, monkeypatch, run_cli):
+    """The command a missing database names builds the file the user asked for, spelled as the
+    user spelled it: a relative path stays relative, a URL keeps its store."""
+    monkeypatch.chdir(tmp_path)
+    code, _, err = run_cli(["info", "--db", given])
+    assert one_line(code, err), err
+    assert _hinted(err.removeprefix("Error: ")) == ["build", "--db", given]
+
+
+def test_a_game_not_built_names_the_command_that_adds_it_to_this_file(toy, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    pipeline.build(["toy"], "db/t.sqlite", quiet=True, options={"toy": {"rows": 10}})
+    with dicebase.open("db/t.sqlite") as db, pytest.raises(dicebase.NotInDatabase) as caught:
+        db.require_game("threes")
+    assert _hinted(str(caught.value)) == ["build", "threes", "--db", "db/t.sqlite"]
+
+
+@pytest.mark.parametrize("store", ["duckdb", "sqlite"])
+def test_no_rebuild_hint_drops_the_other_games(store, tmp_path, monkeypatch, run_cli):
+    """A file of another schema version holding two games: its hint names both games and the
+    file, and running the hint gives back a file with both (a build keeps the games it does not
+    name, but a file it cannot read is replaced whole)."""
+    from dicebase.builder import registry
+
+    before = (dict(registry.GAMES), dict(registry.ALIASES))
+    import toy_game
+    import toy_game_b
+
+    toy_game.register()
+    toy_game_b.register()
+    try:
+        monkeypatch.chdir(tmp_path)
+        given = f"db/two.{store}"
+        pipeline.build(["toy", "toy_b"], given, quiet=True, options={"toy": {"rows": 10}, "toy_b": {"rows": 10}})
+        if store == "duckdb":
+            import duckdb
+
+            con = duckdb.connect(given)
+        else:
+            con = sqlite3.connect(given)
+        con.execute("UPDATE build_info SET value = '0' WHERE key = 'schema_version'")
+        con.commit()
+        con.close()
+        code, _, err = run_cli(["info", "--db", given])
+        assert one_line(code, err) and "schema version '0'" in err, err
+        hint = _hinted(err.removeprefix("Error: "))
+        assert hint == ["build", "toy", "toy-b", "--db", given, "--force"], hint
+        code, _, err = run_cli([*hint, "-q"])
+        assert code == 0, err
+        with dicebase.open(given) as db:
+            assert db.games() == ["toy", "toy_b"]
+    finally:
+        registry.GAMES.clear()
+        registry.GAMES.update(before[0])
+        registry.ALIASES.clear()
+        registry.ALIASES.update(before[1])
+
+
+def test_no_hint_in_the_code_is_a_build_of_every_game_with_force():
+    """``dicebase build --force`` (every game, at its default options, over whatever the file
+    held) is never a remedy: hints come from dicebase.errors.rebuild_hint, which names the games."""
+    root = Path(dicebase.__file__).parent
+    fixed = [f"{path.relative_to(root)}:{n}" for path in root.rglob("*.py")
+             for n, line in enumerate(path.read_text().splitlines(), 1)
+             if re.search(r"dicebase build (-f|--force)(?![-\w])", line)]
+    assert fixed == []
+
+
+def test_each_error_class_says_its_exit_code_and_http_status():
+    """The CLI's exit code and the API's HTTP status come from the class (dicebase.errors):
+    2 for everything a user can fix, 1 for a full disk; 400 a bad parameter, 404 not in the
+    database, 503 what is no fault of the request."""
+    from dicebase import errors
+    from dicebase.location import resolve
+
+    loc = resolve("db/x.duckdb")
+    expected = {
+        errors.BadInput("x"): (2, 400), errors.ReadOnlyViolation("x"): (2, 400), errors.QueryFailed("x"): (2, 400),
+        errors.NotInDatabase("x"): (2, 404), errors.not_built("threes", loc): (2, 404),
+        errors.missing(loc): (2, 503), errors.damaged(loc, "x"): (2, 503), errors.locked(loc): (2, 503),
+        errors.other_schema_version(loc, "'0'", 6): (2, 503), errors.other_storage_version(loc, "x"): (2, 503),
+        errors.NotADicebaseDatabase("x"): (2, 503), errors.PermissionDenied("x"): (2, 503),
+        errors.closed(): (2, 503), errors.timed_out(1.0): (2, 503), errors.interrupted(): (2, 503),
+        errors.QueryTooLarge("x"): (2, 503), errors.WriteFailed("x"): (2, 503),
+        errors.no_space("x"): (1, 503), errors.file_error(OSError(errno.ENOSPC, "full"), "f", "write"): (1, 503),
+        errors.file_error(OSError(errno.ENOENT, "none"), "f"): (2, 400),
+    }
+    assert {type(e).__name__ for e in expected} >= {name for name in errors.ERRORS if name != "DicebaseError"}
+    for error, codes in expected.items():
+        assert (error.exit_code, error.http_status) == codes, (error, codes)
