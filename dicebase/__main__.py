@@ -1,3 +1,3 @@
-from dicebase.cli import main
+from dicebase.main import main
 
 main()

@@ -41,7 +41,7 @@ def built_db(tmp_path_factory):
 
 def invoke_cli(args: list[str]) -> tuple[int, str, str]:
     """Run the real ``dicebase`` entry point in-process: (exit code, stdout, stderr)."""
-    from dicebase.cli import main
+    from dicebase.main import main
 
     out, err = io.StringIO(), io.StringIO()
     code = 0

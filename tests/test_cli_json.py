@@ -1,4 +1,4 @@
-"""``--json`` values (dicebase.cli.common._jsonable): plain types as they are, the rest made plain.
+"""``--json`` values (dicebase.present.jsonable): plain types as they are, the rest made plain.
 
 The web API sends the same documents, so this is also what every API answer is made of.
 """
@@ -13,7 +13,8 @@ import math
 
 import numpy as np
 
-from dicebase.cli.common import _jsonable, json_text
+from dicebase.present import json_text
+from dicebase.present import jsonable as _jsonable
 
 
 class Face(enum.IntEnum):

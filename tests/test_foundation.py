@@ -431,7 +431,7 @@ def test_build_steps_keep_their_order(toy, tmp_path):
 
 
 def test_every_command_has_help_with_an_example(run_cli):
-    from dicebase.cli import cli
+    from dicebase.main import cli
 
     def walk(group, path):
         for name in group.list_commands(None):
@@ -450,7 +450,7 @@ def test_cli_lookups_import_neither_sqlalchemy_nor_the_solvers(toy, tmp_path):
     path = tmp_path / "t.duckdb"
     build_toy(path, "duckdb", rows=10)
     probe = (
-        "import sys\nfrom dicebase.cli import main\n"
+        "import sys\nfrom dicebase.main import main\n"
         "try:\n    main(['sql', 'SELECT 1', '--db', %r])\n"
         "except SystemExit:\n    pass\n"
         "print(sorted(m for m in ('sqlalchemy', 'dicebase.builder', 'dicebase.schema') if m in sys.modules))"

@@ -125,7 +125,7 @@ def test_a_waiting_build_says_whom_it_waits_for_and_no_wait_fails_at_once(toys, 
 
         waiter = subprocess.Popen(
             [sys.executable, "-c", f"import sys; sys.path.insert(0, {str(TESTS)!r}); import toy_game; toy_game.register();"
-             "from dicebase.cli import main; main()", "build", "toy", "--db", str(path)],
+             "from dicebase.main import main; main()", "build", "toy", "--db", str(path)],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         )
         first = waiter.stderr.readline()
@@ -268,7 +268,7 @@ def test_a_killed_build_leaves_the_file_and_the_next_build_cleans_up(toys, tmp_p
     signal_file = tmp_path / "stalled"
     proc = subprocess.Popen(
         [sys.executable, "-c", f"import sys; sys.path.insert(0, {str(TESTS)!r}); import toy_game; toy_game.register();"
-         "from dicebase.cli import main; main()", "build", "toy", "--db", str(path), "-q",
+         "from dicebase.main import main; main()", "build", "toy", "--db", str(path), "-q",
          "-o", f"toy.stall_signal_file={signal_file}"],
     )
     deadline = time.time() + 60

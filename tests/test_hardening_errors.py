@@ -58,7 +58,7 @@ def one_line(code: int, err: str, expected_code: int = 2) -> bool:
 # -- §3: closed stdout, for every command -------------------------------------------
 
 def _every_example():
-    from dicebase.cli import cli
+    from dicebase.main import cli
 
     lines = []
     ctx = click.Context(cli, info_name="dicebase")

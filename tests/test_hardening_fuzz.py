@@ -50,7 +50,7 @@ def _commands(group: click.Group, ctx: click.Context, path=()):
 
 
 def all_commands():
-    from dicebase.cli import cli
+    from dicebase.main import cli
 
     with cli.make_context("dicebase", ["info"], resilient_parsing=True) as ctx:
         return list(_commands(cli, ctx))

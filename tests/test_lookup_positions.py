@@ -283,19 +283,25 @@ def test_rolled_ones_positions_are_the_rows_the_build_wrote(rolled_two_variants)
     path = rolled_two_variants["duckdb"]
     with duckdb.connect(str(path), read_only=True) as con:
         rows = con.execute("SELECT rowid, variant, p, i, j, k, o FROM rolled_ones_states").fetchall()
+    from dicebase.layout import rolled_ones as layout
+
     with dicebase.open(path) as db:
         q = db.rolled_ones
         variants = {v.name: v for v in q.variants()}
         assert sorted(variants) == ["goal8-dice5-ones3", "quick"]
-        assert all(q._position(variants[name], tuple(key)) == rowid for rowid, name, *key in rows)
+        sizes = {name: layout.positions(v.rules)[2] for name, v in variants.items()}
+        # the layout the build writes and the lookups read (dicebase/layout/rolled_ones.py)
+        assert all(layout.block_start(sizes, name) + layout.position(variants[name].rules, *key) == rowid
+                   for rowid, name, *key in rows)
         for v in variants.values():  # player 2 more than one roll past the goal: not stored, no position
-            assert q._position(v, (2, v.goal - 1, 0, v.turn_total_bound, 0)) is None
+            assert layout.position(v.rules, 2, v.goal - 1, 0, v.turn_total_bound, 0) is None
         cases = _rolled_cases(q, 3)
         got = _rolled_answers(db, cases)
         assert sum(not isinstance(a, str) for a in got) > 300
         assert q.misplaced == []
+        assert all(q.blocks.located()[("rolled_ones_states", name)] for name in variants)  # read by position
     with dicebase.open(path) as db:
-        db.rolled_ones._bases.update({name: None for name in variants})  # key filters only
+        db.rolled_ones.blocks.locate_with = lambda table, block: None  # key filters only
         assert _rolled_answers(db, cases) == got
     with dicebase.open(f"sqlite:///{rolled_two_variants['sqlite']}") as db:
         assert _rolled_answers(db, cases) == got
@@ -321,7 +327,7 @@ def _threes_answers(db):
     q = db.threes
     out = []
     for v in q.variants():
-        for ties in q._built[v.name].ties:
+        for ties in q.built(v.name).ties:
             for dice in range(1, v.dice + 1):
                 for flag in (False, True):
                     try:
@@ -331,7 +337,7 @@ def _threes_answers(db):
             rng = random.Random(len(out))
             for _ in range(150):
                 kw = dict(variant=v.name, score=rng.randint(0, 15), ties=ties,
-                          players_after=rng.randint(0, q._built[v.name].max_players_after),
+                          players_after=rng.randint(0, q.built(v.name).max_players_after),
                           must_keep_two=rng.random() < 0.3)
                 if rng.random() < 0.7:
                     kw["to_beat"] = rng.randint(0, 20)
@@ -349,15 +355,21 @@ def test_threes_positions_are_the_rows_the_build_wrote(built_db):
     with duckdb.connect(str(path), read_only=True) as con:
         rows = con.execute("SELECT rowid, variant, ties, players_after, to_beat, dice_left, must_keep_two, score "
                            "FROM threes_win").fetchall()
+    from dicebase.layout import threes as layout
+
     with dicebase.open(path) as db:
         q = db.threes
+        # the layout the build writes and the lookups read (dicebase/layout/threes.py)
+        starts = layout.block_sizes([(v.name, t, v.rules, q.built(v.name).max_players_after + 1)
+                                     for v in q.variants() for t in q.built(v.name).ties])
         for rowid, name, ties, m, b, d, f, s in rows:
-            assert q._win_positions(q.variant(name), ties, m, [(b, d, f, s)]) == [rowid]
+            assert starts[(name, ties)][0] + layout.win_position(q.variant(name).rules, m, b, d, f, s) == rowid
         got = _threes_answers(db)
         assert sum(not isinstance(a, str) for a in got) > 200
         assert q.misplaced == []
+        assert q.blocks.located() and all(q.blocks.located().values())  # read by position
     with dicebase.open(path) as db:
-        db.threes._win_blocks = {}  # no block known: key filters
+        db.threes.blocks.locate_with = lambda table, block: None  # no block known: key filters
         assert _threes_answers(db) == got
     with dicebase.open(f"sqlite:///{built_db(('threes',), kind='sqlite')}") as db:
         assert _threes_answers(db) == got

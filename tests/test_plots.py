@@ -440,7 +440,7 @@ def test_missing_database_is_one_line_exit_2(run_cli, tmp_path):
 # ---------------------------------------------------------------------------
 def loaded_modules(script: str) -> set[str]:
     probe = (
-        "import sys\nfrom dicebase.cli import main\n"
+        "import sys\nfrom dicebase.main import main\n"
         f"try:\n    main({script})\nexcept SystemExit:\n    pass\n"
         "print(sorted(m for m in ('matplotlib', 'dicebase.plots', 'numpy') if m in sys.modules))"
     )

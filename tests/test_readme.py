@@ -44,7 +44,7 @@ def test_ci_runs_the_readme_test_command():
 
 
 def test_every_cli_command_is_documented():
-    from dicebase.cli import cli
+    from dicebase.main import cli
 
     for name in cli.list_commands(None):
         assert f"dicebase {name}" in README, f"README does not show `dicebase {name}`"

@@ -97,7 +97,7 @@ def test_no_rule_constant_defined_twice(game):
 
 PROBE = """
 import json, sys
-from dicebase.cli import main
+from dicebase.main import main
 
 report = []
 for args in json.loads(sys.argv[1]):

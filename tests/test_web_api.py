@@ -2,7 +2,8 @@
 
 Every endpoint's answer must be byte-for-byte what ``dicebase ... --json``
 prints for the same state; every mistake must be the CLI's one-line message
-with 400 (bad input) or 404 (not in the database); nothing may give a 500.
+with 400 (bad input) or 404 (not in the database), and a database that cannot
+answer (missing, damaged, busy, too slow) 503; nothing may give a 500.
 """
 
 from __future__ import annotations
@@ -261,7 +262,7 @@ def test_openapi_documents_every_endpoint(clients):
         operation = spec["paths"][path]["get"]
         assert [p["name"] for p in operation["parameters"]] == list(endpoint.parameters)
         assert operation["summary"] and operation["x-example"].startswith(path)
-        assert {"200", "400", "404"} <= set(operation["responses"])
+        assert {"200", "400", "404", "503"} <= set(operation["responses"])
     best = {p["name"]: p for p in spec["paths"]["/api/v1/threes/best"]["get"]["parameters"]}
     assert best["ties"]["schema"]["enum"] == ["shared", "strict"]
     assert best["must_keep_two"]["schema"]["type"] == "boolean"
@@ -330,3 +331,48 @@ def test_time_limit_stops_a_lookup_with_503(built_db, kind):
         response = client.get("/api/v1/threes/seats?players=3")
         assert response.status_code == 503
         assert response.json()["error"].startswith("the query ran longer than")
+
+
+def test_a_damaged_database_is_503_with_the_cli_line(built_db, tmp_path, run_cli):
+    """A database damaged under a running server is no fault of the request: 503, and the same
+    one line the CLI prints for the same lookup (issue 20 §4)."""
+    import shutil
+
+    path = tmp_path / "threes.sqlite"
+    shutil.copyfile(built_db(("threes",), "sqlite"), path)
+    with TestClient(create_app(dicebase.open(f"sqlite:///{path}"), cache_bytes=0)) as client:
+        data = bytearray(path.read_bytes())
+        data[4096:] = bytes(len(data) - 4096)  # every page but the first (the header) zeroed
+        path.write_bytes(bytes(data))
+        response = client.get("/api/v1/threes/seats?players=3")
+    code, _, err = run_cli(["threes", "seats", "--players", "3", "--json", "--db", f"sqlite:///{path}"])
+    assert response.status_code == 503, response.text
+    message = response.json()["error"]
+    assert code == 2 and "damaged" in message
+    assert err == f"Error: {message}\n"
+
+
+def test_each_error_class_has_its_http_status():
+    """400 for the request's own mistake, 404 not in the database, 503 what is no fault of the
+    request (a missing, damaged or busy database, a time limit), as dicebase.errors says."""
+    import errno
+
+    import click
+
+    from dicebase import errors
+    from dicebase.location import resolve
+    from dicebase.web.api import http_status
+
+    loc = resolve("nowhere/x.duckdb")
+    cases = [
+        (errors.BadInput("bad"), 400), (click.UsageError("no such option"), 400),
+        (errors.NotInDatabase("not built"), 404),
+        (errors.missing(loc), 503), (errors.damaged(loc, "malformed"), 503),
+        (errors.other_schema_version(loc, "'1'", 6), 503), (errors.locked(loc), 503),
+        (errors.QueryTimeout("slow"), 503), (errors.no_space("full"), 503),
+        (OSError(errno.EACCES, "Permission denied", "x.duckdb"), 503),
+    ]
+    from dicebase.present import error_line
+
+    for exc, status in cases:
+        assert http_status(exc, error_line(exc)[1]) == status, exc

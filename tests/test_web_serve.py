@@ -70,7 +70,7 @@ def test_serve_refuses_a_busy_port(built_db):
 
 def test_lookups_do_not_load_the_web_stack(built_db):
     code = (
-        "import sys; from dicebase.cli import main\n"
+        "import sys; from dicebase.main import main\n"
         "try: main(['threes', 'best', '4', '3', '1', '1', '2', '--json', '--db', sys.argv[1]])\n"
         "except SystemExit: pass\n"
         "print(sorted(m for m in ('starlette', 'uvicorn', 'jinja2', 'dicebase.web') if m in sys.modules), file=sys.stderr)"
@@ -167,7 +167,7 @@ def test_generated_page_states_never_fail(pages, game, path):
 
 def test_serve_without_the_web_extras_says_what_to_install(built_db):
     code = ("import sys; sys.modules['starlette'] = None\n"  # as if `pip install dicebase` without [serve]
-            "from dicebase.cli import main; main(['serve', '--db', sys.argv[1]])")
+            "from dicebase.main import main; main(['serve', '--db', sys.argv[1]])")
     proc = subprocess.run([sys.executable, "-c", code, f"duckdb:///{built_db(('threes',))}"],
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 1

@@ -1,4 +1,8 @@
-"""Shared CLI pieces: the --db option, output formats, opening the database."""
+"""Shared CLI pieces: output formats (``--format``/``--json``) and how they print, strict commands.
+
+The pieces the web server shares with the CLI (the --db option, opening the database,
+the JSON text, the one-line errors) live one layer down, in ``dicebase.present``.
+"""
 
 from __future__ import annotations
 
@@ -6,52 +10,15 @@ import csv
 import io
 import json
 import math
-from contextlib import contextmanager, nullcontext
-from contextvars import ContextVar
 from typing import Any, Callable
 
 import click
 
-from dicebase.query.base import BadInput, DicebaseError  # noqa: F401  (re-exported for game CLIs)
+from dicebase.errors import BadInput
+from dicebase.present import collected, json_text, jsonable
 
 FORMATS = ("table", "csv", "json")
 SQL_FORMATS = ("table", "csv", "tsv", "json", "jsonl", "markdown")  # `dicebase sql`, for scripts
-
-# Set by ``serving`` (the web server runs a command in-process): the open
-# database every command uses instead of opening --db, and the list that
-# receives the JSON document instead of stdout.  Context variables, so each
-# request's thread has its own.
-_served_db: ContextVar = ContextVar("dicebase_served_db", default=None)
-_served_documents: ContextVar = ContextVar("dicebase_served_documents", default=None)
-
-
-@contextmanager
-def serving(db):
-    """Run CLI commands against the open database ``db`` and collect their JSON documents.
-
-    Yields the list the documents are appended to (plain JSON values, as
-    ``--json`` would print them).  ``db`` stays open: its owner closes it.
-    """
-    documents: list = []
-    db_token, doc_token = _served_db.set(db), _served_documents.set(documents)
-    try:
-        yield documents
-    finally:
-        _served_db.reset(db_token)
-        _served_documents.reset(doc_token)
-
-
-def db_option(func: Callable) -> Callable:
-    """``--db PATH|URL``: which database file to read (default db/dicebase.duckdb or $DICEBASE_DB)."""
-    return click.option(
-        "--db",
-        "db_path",
-        metavar="PATH|URL",
-        default=None,
-        envvar="DICEBASE_DB",
-        help="Database file or URL (duckdb:///PATH, sqlite:///PATH). Default: db/dicebase.duckdb, or $DICEBASE_DB.",
-    )(func)
-
 
 def output_option(func: Callable | None = None, *, formats: tuple[str, ...] = FORMATS) -> Callable:
     """``--format table|csv|json`` (or ``formats``) and its shortcut ``--json``.
@@ -140,25 +107,6 @@ def refusing_repeated_options(parser, ctx: click.Context):
     return parser
 
 
-def open_db(db_path: str | None, timeout: float | None = None):
-    """Open the database read-only; DicebaseError (exit 2) when missing, busy, damaged or not ours.
-
-    ``timeout`` (seconds) overrides the query layer's default time limit.
-    Under ``serving`` the server's open database, left open on exit.
-    """
-    served = _served_db.get()
-    if served is not None:
-        return nullcontext(served)
-    from dicebase.query import open as open_database
-
-    try:
-        if timeout is None:
-            return open_database(db_path)
-        return open_database(db_path, timeout=timeout)
-    except ValueError as exc:  # a malformed --db value
-        raise BadInput(str(exc)) from None
-
-
 def emit(data: Any, fmt: str, *, title: str | None = None, columns: list[str] | None = None) -> None:
     """Print ``data`` (a list of row dicts, or one dict) as a table, CSV, TSV, one JSON
     document, JSON lines (one object per row) or a Markdown table.
@@ -166,11 +114,9 @@ def emit(data: Any, fmt: str, *, title: str | None = None, columns: list[str] | 
     ``columns`` names the columns of an empty list, so CSV still gets its header.
     """
     if fmt == "json":
-        documents = _served_documents.get()
-        if documents is not None:
-            documents.append(_jsonable(data))
-            return
-        click.echo(json_text(_jsonable(data)))
+        document = jsonable(data)
+        if not collected(document):
+            click.echo(json_text(document))
         return
     rows = data if isinstance(data, list) else _rows_of(data)
     if fmt in ("csv", "tsv"):
@@ -178,7 +124,7 @@ def emit(data: Any, fmt: str, *, title: str | None = None, columns: list[str] | 
         return
     if fmt == "jsonl":
         for row in rows:
-            click.echo(json.dumps(_jsonable(row), allow_nan=False))
+            click.echo(json.dumps(jsonable(row), allow_nan=False))
         return
     if fmt == "markdown":
         from tabulate import tabulate
@@ -199,15 +145,6 @@ def emit(data: Any, fmt: str, *, title: str | None = None, columns: list[str] | 
             click.echo(_indent(render_table(value)))
         else:
             click.echo(f"{key}: {_cell(value)}")
-
-
-#: ``json.dumps(document, indent=2, allow_nan=False)`` without making an encoder for every document.
-_JSON_ENCODER = json.JSONEncoder(indent=2, allow_nan=False)
-
-
-def json_text(document: Any) -> str:
-    """The text ``--json`` prints for a document of plain JSON values (the API sends the same)."""
-    return _JSON_ENCODER.encode(document)
 
 
 def _rows_of(data: dict) -> list[dict]:
@@ -244,7 +181,7 @@ def _csv(rows: list[dict], columns: list[str] | None = None, delimiter: str = ",
 
 
 def _csv_cell(value: Any) -> Any:
-    value = _jsonable(value)
+    value = jsonable(value)
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, (list, tuple)):
@@ -296,42 +233,3 @@ def _looks_numeric(text: str) -> bool:
 
 def _indent(text: str) -> str:
     return "\n".join("  " + line for line in text.splitlines())
-
-
-def _jsonable(value: Any) -> Any:
-    """Plain JSON types: numpy scalars and Decimals become numbers, NaN/inf null,
-    dates ISO text, bytes hex, anything else unusual its text."""
-    kind = type(value)  # the plain types by identity first: every lookup's document is made of them
-    if kind is str or kind is int or kind is bool or value is None:
-        return value
-    if kind is float:
-        return value if math.isfinite(value) else None
-    if kind is dict:
-        return {str(k): _jsonable(v) for k, v in value.items()}
-    if kind is list or kind is tuple:
-        return [_jsonable(v) for v in value]
-    return _unusual_jsonable(value)
-
-
-def _unusual_jsonable(value: Any) -> Any:
-    """``_jsonable`` of anything but the exact plain types (their subclasses included)."""
-    import datetime
-    import decimal
-
-    if isinstance(value, (bool, int, str)):
-        return value
-    if isinstance(value, float):
-        return value if math.isfinite(value) else None
-    if isinstance(value, dict):
-        return {str(k): _jsonable(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_jsonable(v) for v in value]
-    if isinstance(value, decimal.Decimal):
-        return _jsonable(float(value)) if not value == value.to_integral_value() else int(value)
-    if isinstance(value, (datetime.date, datetime.time, datetime.datetime)):
-        return value.isoformat()
-    if isinstance(value, (bytes, bytearray, memoryview)):
-        return bytes(value).hex()
-    if hasattr(value, "item"):  # numpy scalar
-        return _jsonable(value.item())
-    return str(value)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from dicebase.cli.common import db_option
+from dicebase.present import db_option
 
 
 @click.command(name="rules")
@@ -28,7 +28,7 @@ def group(game, preset, variant, db_path):
         dicebase build ten-thousand --rules our-table.toml
         dicebase rules --db db/dicebase.duckdb --variant our-table
     """
-    from dicebase.query.base import BadInput
+    from dicebase.errors import BadInput
     from dicebase.rules import files
 
     if variant is None:
@@ -57,8 +57,8 @@ def _built_variant(db_path, game, variant):
     """(rules module, name, file values) of a variant stored in build_variants."""
     import json
 
-    from dicebase.cli.common import open_db
-    from dicebase.query.base import BadInput, NotInDatabase
+    from dicebase.present import open_db
+    from dicebase.errors import BadInput, NotInDatabase
     from dicebase.rules import files
 
     with open_db(db_path) as db:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import click
 
-from dicebase.cli.common import db_option, emit, open_db, output_option, resolve_format
+from dicebase.cli.common import emit, output_option, resolve_format
+from dicebase.present import db_option, open_db
 
 TIES = click.Choice(["shared", "strict"])
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dicebase.plots import rolled_ones, ten_thousand, threes
 from dicebase.plots.base import FORMATS, FigureSpec, build_facts, fetch, literal_sql, render_spec
-from dicebase.query.base import BadInput
+from dicebase.errors import BadInput
 
 __all__ = ["FIGURES", "FORMATS", "names", "figure", "render", "sql", "data", "size_px", "build_stamp"]
 

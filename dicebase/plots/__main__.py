@@ -3,7 +3,7 @@
     python -m dicebase.plots --db db/dicebase.duckdb --write docs/gallery.md
 
 Each picture is drawn by the real command shown above it in the gallery
-(run in-process), into docs/gallery/; the SQL under it is what that command
+(``dicebase.plots.command``, run in-process), into docs/gallery/; the SQL under it is what that command
 ran.  The database should be a default build (`dicebase build`).
 """
 
@@ -44,25 +44,20 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--write", default="docs/gallery.md", help="the gallery page to write")
     args = parser.parse_args(argv)
 
-    import dicebase
     from dicebase import plots
-    from dicebase.cli import main as cli
+    from dicebase.query import open as open_database
 
     page = Path(args.write)
     images = page.parent / "gallery"
     images.mkdir(parents=True, exist_ok=True)
     out = [INTRO]
-    with dicebase.open(args.db) as db:
+    with open_database(args.db) as db:
         for name, spec in plots.FIGURES.items():
             out += [f"## {name}", "", spec.description, ""]
             for extra in spec.gallery:
                 png = images / f"{slug(name, extra)}.png"
                 command = f"dicebase plot {name} {extra}".rstrip()
-                try:
-                    cli([*shlex.split(command)[1:], "--out", str(png), "--db", args.db])
-                except SystemExit as exc:
-                    if exc.code:
-                        sys.exit(f"failed: {command}")
+                draw([*shlex.split(command)[2:], "--out", str(png), "--db", args.db], command)
                 options = _options(spec, extra)
                 sql = plots.sql(db, name, **options)
                 rel = png.relative_to(page.parent).as_posix()
@@ -84,6 +79,21 @@ def main(argv: list[str] | None = None) -> None:
                 ]
     page.write_text("\n".join(out).rstrip() + "\n")
     print(f"wrote {page}", file=sys.stderr)
+
+
+def draw(args: list[str], command: str) -> None:
+    """Run ``dicebase plot ARGS`` in-process; exit with the command and its one-line error if it fails."""
+    from dicebase.plots.command import group
+    from dicebase.present import error_line
+
+    try:
+        with group.make_context("dicebase plot", list(args)) as ctx:
+            group.invoke(ctx)
+    except Exception as exc:
+        line = error_line(exc)
+        if line is None:
+            raise
+        sys.exit(f"failed: {command} ({line[0]})")
 
 
 def _options(spec, extra: str) -> dict:

@@ -1,4 +1,8 @@
-"""``dicebase plot ...``: pictures of optimal play, one subcommand per figure of dicebase.plots."""
+"""``dicebase plot ...``: pictures of optimal play, one subcommand per figure of dicebase.plots.
+
+``dicebase.main`` adds this group to the command line; ``python -m dicebase.plots`` runs it
+to draw the gallery.  Importing it loads neither matplotlib nor the figures.
+"""
 
 from __future__ import annotations
 
@@ -6,8 +10,8 @@ from pathlib import Path
 
 import click
 
-from dicebase.cli.common import db_option, open_db
-from dicebase.query.base import BadInput
+from dicebase.errors import BadInput
+from dicebase.present import db_option, open_db
 
 SUFFIXES = {".png": "png", ".svg": "svg", ".pdf": "pdf"}
 
@@ -85,7 +89,7 @@ def figure_command(spec) -> click.Command:
         params.append(click.Option([*names, opt.name], type=opt.kind, default=None, metavar=opt.metavar,
                                    required=opt.required, help=opt.help))
     params += [
-        click.Option(["--out", "-o", "out"], default=None, metavar="FILE",
+        click.Option(["--out", "out"], default=None, metavar="FILE",
                      help=f"File to write: .png (1200 px wide), .svg or .pdf. Default: {spec.name}.png here."),
         click.Option(["--sql", "show_sql"], is_flag=True,
                      help="Print the figure's SQL query (values written in) instead of drawing it."),

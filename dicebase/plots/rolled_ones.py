@@ -8,7 +8,7 @@ per player and number of 1s set aside, as in seed 002's "Optimal Play" figures.
 from __future__ import annotations
 
 from dicebase.plots.base import OKABE_ITO, FigureSpec, Option, heat_map
-from dicebase.query.base import BadInput
+from dicebase.errors import BadInput
 
 GAME = "rolled_ones"
 

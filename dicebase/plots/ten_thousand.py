@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dicebase.plots.base import SEQUENTIAL, FigureSpec, Option, heat_map
-from dicebase.query.base import BadInput
+from dicebase.errors import BadInput
 
 GAME = "ten_thousand"
 STEP = 50  # every score and turn total is a multiple of 50 points

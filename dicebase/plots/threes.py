@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dicebase.plots.base import OKABE_ITO, SEQUENTIAL, FigureSpec, Option, choose
-from dicebase.query.base import BadInput, NotInDatabase
+from dicebase.errors import BadInput, NotInDatabase
 
 GAME = "threes"
 TIE_RULES = ("shared", "strict")

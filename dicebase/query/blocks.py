@@ -84,6 +84,10 @@ class Blocks:
                 self._found[key] = locate()
         return self._found[key]
 
+    def place(self, table: Table, block: tuple, found: Found) -> None:
+        """Record where ``block`` lies, found by the caller (e.g. by one scan of every block)."""
+        self._found[(table.name, *block)] = found
+
     def known(self, table: Table, block: tuple) -> bool:
         """Whether ``found`` was asked for this block on this connection (found or not)."""
         return (table.name, *block) in self._found
@@ -111,8 +115,9 @@ class Blocks:
         """(values of ``by``) -> (first, last rowid) of each run of ``block``'s rows sharing them,
         for the runs that are consecutive rowids (one key filter, grouped)."""
         names = ", ".join(by)
-        rows = self.db.fetchall(f"SELECT {names}, min(rowid), max(rowid), count(*) FROM {table.name} "
-                                f"WHERE {table.where_block()} GROUP BY {names}", block)
+        where = f" WHERE {table.where_block()}" if block else ""  # no block: the whole table
+        rows = self.db.fetchall(f"SELECT {names}, min(rowid), max(rowid), count(*) FROM {table.name}"
+                                f"{where} GROUP BY {names}", block)
         out = {}
         for *values, a, b, count in rows:
             if b - a + 1 == count:

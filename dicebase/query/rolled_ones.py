@@ -16,12 +16,15 @@ state are answered:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import cached_property, lru_cache
+from functools import cached_property, partial
 
+from dicebase.layout import rolled_ones as layout
 from dicebase.query.base import BadInput, NotInDatabase, clip, first, ready_to_hold, text_choice, whole_number
+from dicebase.query.blocks import Blocks, Found, held_bytes
 from dicebase.rules.rolled_ones import POLICY_NAMES, Rules, reachable_turns
-STATES = "rolled_ones_states"
-FINAL = "rolled_ones_p_exceed"
+
+STATES = layout.STATES.name
+FINAL = layout.FINAL.name
 #: Largest ``disagreements`` limit: more than any buildable variant has states, and far from
 #: the 64-bit overflow of LIMIT in DuckDB and SQLite.
 LIMIT_MAX = 10_000_000
@@ -218,31 +221,18 @@ def policy_name(name: str) -> str:
     return key
 
 
-@lru_cache(maxsize=16)
-def _positions(v: Variant) -> tuple[dict[tuple[int, int], int], dict[tuple[int, int], tuple[int, int]], int]:
-    """Where each state of ``v`` lies in its block of rolled_ones_states, as the build writes it
-    (dicebase.builder.rolled_ones.stored_mask, key order): ((k, o) -> index within a (p, i, j)
-    group, (p, i) -> (first row of the group of j = 0, rows per group), rows of the variant).
-    Player 1 stores every reachable (k, o); player 2 those with i + k <= goal - 1 + dice."""
-    turns = sorted(v.reachable)
-    order = {turn: n for n, turn in enumerate(turns)}
-    G, starts, at = v.goal, {}, 0
-    for p in (1, 2):
-        for i in range(G):
-            per_pair = len(turns) if p == 1 else sum(1 for k, _o in turns if i + k <= G - 1 + v.dice)
-            starts[(p, i)] = (at, per_pair)
-            at += G * per_pair
-    return order, starts, at
-
-
 class Queries:
     """Read-only lookups in the Great Rolled Ones tables of one database."""
 
     def __init__(self, db):
         self.db = db
-        self._bases: dict[str, int | None] = {}  # DuckDB: rowid of each variant's first state row
-        #: variants whose rows were not where the build puts them (read by key filters instead)
-        self.misplaced: list[str] = []
+        #: the block reader of this connection (its diagnostics: ``blocks.located()``, ``blocks.misplaced``)
+        self.blocks = Blocks(db)
+
+    @property
+    def misplaced(self) -> list[str]:
+        """Variants' blocks whose rows were not where the build puts them (read by key filters)."""
+        return self.blocks.misplaced
 
     # -- variants ---------------------------------------------------------
     @cached_property
@@ -325,7 +315,7 @@ class Queries:
                 (v.name, delta, s.o),
             ))
             source = f"{FINAL} (delta = {delta})"
-        elif s.p == 2 and s.i + s.k > v.goal - 1 + v.dice:
+        elif v.rules.holding_wins(s.p, s.i, s.k):
             p1 = self._p(v, 1, s.j, s.i, 0, 0)
             row = (1.0 - v.p_end(s.o) * p1, 1.0, "hold", 1.0)
             source = COMPUTED
@@ -344,25 +334,37 @@ class Queries:
         """``columns`` of the rolled_ones_states row of state ``key`` = (p, i, j, k, o).
 
         DuckDB reads it by position (one rowid: the table is written in key order and which
-        states it holds follows from the rules, :func:`_positions`), 0.4 ms where the key filter
-        scans a row group (1-2.5 ms, issue 12), and keeps it only if its key is the one asked;
-        SQLite seeks the primary key."""
-        if self.db.store == "duckdb" and self._bases.get(v.name, 0) is not None:
-            at = self._position(v, key)
-            held = self.db._held.get((STATES, v.name))
-            if held is not None and at is not None:  # held in memory (hold()): no query
-                return held.row(at - self._bases[v.name], [name.strip() for name in columns.split(",")])
-            if at is not None:
-                # the variant's block was checked at both ends (_position); the row's own key here
-                row = first(self.db.read(self.db.prepared(f"SELECT p, i, j, k, o, {columns} FROM {STATES} WHERE rowid = $1", at)))
-                if row is not None and tuple(row[:5]) == key:
-                    return tuple(row[5:])
-                self._bases[v.name] = None  # not the build's layout: key filters from now on
-                self.misplaced.append(v.name)
-        return first(self.db.read(
-            f"SELECT {columns} FROM {STATES} WHERE variant = ? AND p = ? AND i = ? AND j = ? AND k = ? AND o = ?",
-            (v.name, *key),
-        ))
+        states it holds follows from the rules, :mod:`dicebase.layout.rolled_ones`), 0.4 ms where
+        the key filter scans a row group (1-2.5 ms, issue 12), and keeps it only if its key is the
+        one asked; a held block answers with no query; SQLite seeks the primary key."""
+        block = (v.name,)
+        found = self._found(v)
+        at = None if found is None else layout.position(v.rules, *key)
+        if at is not None:
+            held = self.blocks.held(layout.STATES, block)
+            if held is not None:  # held in memory (hold()): no query
+                return held.row(at, [name.strip() for name in columns.split(",")])
+            # the variant's block was checked at both ends (_found); the row's own key here
+            row = self.blocks.row(layout.STATES, block, found, at, columns, key)
+            if row is not None:
+                return row
+        return self.blocks.by_key(layout.STATES, block, key, columns)
+
+    def _found(self, v: Variant) -> Found | None:
+        """Where ``v``'s block of rolled_ones_states lies (DuckDB; None: not the build's layout)."""
+        return self.blocks.found(layout.STATES, (v.name,), partial(self._locate, v))
+
+    def _locate(self, v: Variant) -> Found | None:
+        """``v``'s block starts after the blocks of the variants before it (name order): found
+        once its first and last rows are ``v``'s and their neighbours another variant's (or none),
+        so that a read by position needs to check only the row's (p, i, j, k, o), not its variant,
+        a column that costs DuckDB more to read than the rest of the key."""
+        sizes = {w.name: layout.positions(w.rules)[2] for w in self._variants.values()}
+        base = layout.block_start(sizes, v.name)
+        if self.blocks.ends_fit(layout.STATES, (v.name,), base, sizes[v.name]):
+            return Found(base, sizes[v.name])
+        self.blocks.lose(layout.STATES, (v.name,))
+        return None
 
     def hold(self, variant: str | None = None, *, stop=None) -> int:
         """Keep ``variant``'s rows of rolled_ones_states (default: every variant's) in memory, so
@@ -373,80 +375,24 @@ class Queries:
         ``stop()`` (a function) ends the loading early.  Returns the bytes this game holds now."""
         if not ready_to_hold(self.db, stop):
             return 0
-        import numpy as np
-
         from dicebase.query import held as held_module
 
         names = [self.variant(variant).name] if variant is not None else sorted(self._variants)
         columns = [name for (name,) in self.db.fetchall(
             "SELECT column_name FROM duckdb_columns() WHERE schema_name = 'main' AND table_name = ? "
             "ORDER BY column_index", (STATES,))]
-        keys = ["p", "i", "j", "k", "o"]
-        values = [name for name in columns if name not in (*keys, "variant")]
+        keys = list(layout.STATES.key)
+        values = [name for name in columns if name not in (*keys, *layout.STATES.block)]
         for name in names:
             v = self._variants[name]
-            if (STATES, name) in self.db._held:
+            if self.blocks.held(layout.STATES, (name,)) is not None:
                 continue
-            if name not in self._bases:
-                self._bases[name] = self._block_base(v)
-            base = self._bases[name]
-            if base is None:
-                continue
-            order, starts, size = _positions(v)
-            # each key's offset in the block as the build writes it (-1: not a stored state)
-            at_turn = np.full((max(k for k, _o in order) + 1, max(o for _k, o in order) + 1), -1, dtype=np.int64)
-            for (k, o), n in order.items():
-                at_turn[k, o] = n
-            first_rows = np.array([[starts[(p, i)][0] for i in range(v.goal)] for p in (1, 2)], dtype=np.int64)
-            per_pair = np.array([[starts[(p, i)][1] for i in range(v.goal)] for p in (1, 2)], dtype=np.int64)
-
-            def position(p, i, j, k, o, at_turn=at_turn, first_rows=first_rows, per_pair=per_pair, G=v.goal):
-                inside = ((p >= 1) & (p <= 2) & (i >= 0) & (i < G) & (j >= 0) & (j < G) & (k >= 0)
-                          & (k < at_turn.shape[0]) & (o >= 0) & (o < at_turn.shape[1]))
-                p, i, j = np.where(inside, p, 1), np.where(inside, i, 0), np.where(inside, j, 0)
-                k, o = np.where(inside, k, 0), np.where(inside, o, 0)
-                n = at_turn[k, o]
-                fits = inside & (n >= 0) & (n < per_pair[p - 1, i])
-                return np.where(fits, first_rows[p - 1, i] + j * per_pair[p - 1, i] + n, -1)
-
-            got = held_module.load_rows(self.db.fetch_arrays, STATES, base, size, keys, values, position,
-                                        stop=stop or (lambda: False))
-            if got is not None:
-                self.db._held[(STATES, name)] = got
-        return sum(held.nbytes for key, held in self.db._held.items() if key[0] == STATES)
-
-    def _block_base(self, v: Variant) -> int | None:
-        """rowid of the first row of ``v``'s block of rolled_ones_states (the variants' blocks in
-        name order), once its first and last rows are found to be ``v``'s and their neighbours
-        another variant's (or none): then a read by position needs to check only the row's
-        (p, i, j, k, o), not its variant, a column that costs DuckDB more to read than the rest
-        of the key.  None: not the build's layout."""
-        base = sum(_positions(w)[2] for w in self._variants.values() if w.name < v.name)
-        last = base + _positions(v)[2] - 1
-        rows = dict(self.db.fetchall(
-            f"SELECT rowid, variant FROM {STATES} WHERE rowid = ? OR rowid = ? OR rowid = ? OR rowid = ?",
-            (base - 1, base, last, last + 1)))
-        if rows.get(base) == v.name and rows.get(last) == v.name and v.name not in (rows.get(base - 1), rows.get(last + 1)):
-            return base
-        return None
-
-    def _position(self, v: Variant, key: tuple[int, int, int, int, int]) -> int | None:
-        """rowid of state ``key`` if the file holds the variants as the build writes them: in name
-        order, each in the order of ``stored_mask`` (None: a state the table does not hold)."""
-        if v.name not in self._bases:
-            self._bases[v.name] = self._block_base(v)
-            if self._bases[v.name] is None:
-                self.misplaced.append(v.name)
-                return None
-        order, starts, _size = _positions(v)
-        p, i, j, k, o = key
-        n = order.get((k, o))
-        if n is None or not (0 <= i < v.goal and 0 <= j < v.goal):
-            return None
-        first_row, per_pair = starts[(p, i)]
-        if n >= per_pair:  # player 2 past the goal by more than one roll: not stored
-            return None
-        return self._bases[v.name] + first_row + j * per_pair + n
+            found = self._found(v)
+            if found is not None:
+                self.blocks.hold(layout.STATES, (name,), lambda v=v, found=found: held_module.load_rows(
+                    self.db.fetch_arrays, STATES, found.base, found.size, keys, values, _positions_of(v.rules),
+                    stop=stop or (lambda: False)))
+        return held_bytes(self.db, STATES)
 
     def _p(self, v: Variant, p, i, j, k, o) -> float:
         row = self._state_row(v, (p, i, j, k, o), "p_win")
@@ -539,6 +485,31 @@ class Queries:
             (v.name, pname, limit),
         )
         return [Disagreement(State(*map(int, r[:5])), r[5], r[6], float(r[7]), float(r[8])) for r in rows]
+
+
+def _positions_of(rules: Rules):
+    """:func:`dicebase.layout.rolled_ones.position` over numpy arrays of keys (for ``hold()``):
+    each key's offset in the block as the build writes it, -1 for a state it does not store."""
+    import numpy as np
+
+    order, starts, _size = layout.positions(rules)
+    at_turn = np.full((max(k for k, _o in order) + 1, max(o for _k, o in order) + 1), -1, dtype=np.int64)
+    for (k, o), n in order.items():
+        at_turn[k, o] = n
+    first_rows = np.array([[starts[(p, i)][0] for i in range(rules.goal)] for p in (1, 2)], dtype=np.int64)
+    per_pair = np.array([[starts[(p, i)][1] for i in range(rules.goal)] for p in (1, 2)], dtype=np.int64)
+    G = rules.goal
+
+    def position(p, i, j, k, o):
+        inside = ((p >= 1) & (p <= 2) & (i >= 0) & (i < G) & (j >= 0) & (j < G) & (k >= 0)
+                  & (k < at_turn.shape[0]) & (o >= 0) & (o < at_turn.shape[1]))
+        p, i, j = np.where(inside, p, 1), np.where(inside, i, 0), np.where(inside, j, 0)
+        k, o = np.where(inside, k, 0), np.where(inside, o, 0)
+        n = at_turn[k, o]
+        fits = inside & (n >= 0) & (n < per_pair[p - 1, i])
+        return np.where(fits, first_rows[p - 1, i] + j * per_pair[p - 1, i] + n, -1)
+
+    return position
 
 
 def _whole(value, name: str) -> int:

@@ -95,6 +95,13 @@ class Rules:
             for o in self.ones
         )
 
+    def holding_wins(self, p: int, i: int, k: int) -> bool:
+        """Player 2 whose score plus turn total passed ``goal - 1 + dice`` has rolled on where
+        holding had already won for sure (one roll past the last state below the goal): holding
+        wins (1), rolling is worth ``1 - P_end(o) P(1, j, i, 0, 0)``.  Such states are not stored
+        (:mod:`dicebase.layout.rolled_ones`); the lookups compute them."""
+        return p == 2 and i + k > self.goal - 1 + self.dice
+
     @property
     def min_gain(self) -> int:
         """Fewest points a roll that does not end the turn adds (``dice - ones_limit + 1``)."""

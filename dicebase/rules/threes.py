@@ -257,6 +257,31 @@ def validate_options(options: dict) -> None:
     check_options(options)
 
 
+def rank(actions: list, maximize: bool) -> tuple:
+    """Keeps (objects with ``value`` and ``dice_kept``) best first: the solver's tie-break.  The best is the fewest-dice keep among those within TOL of the top
+    value (the solver's tie-break); the rest follow by value, then fewer dice."""
+    sign = -1.0 if maximize else 1.0
+    top = min(sign * a.value for a in actions)
+    best = min((a for a in actions if sign * a.value <= top + TOL * abs(top)), key=lambda a: a.dice_kept)
+    rest = sorted((a for a in actions if a is not best), key=lambda a: (sign * a.value, a.dice_kept))
+    return (best, *rest)
+
+
+def rank_many(actions: list, threes: int) -> tuple:
+    """Best first under the many-dice tie rule (expected score, lower is better).
+
+    With thousands of dice many keeps are worth the same to double precision (E[n] has reached its
+    limit), so the best is chosen among the keeps within TOL of the lowest value by preferring one
+    that keeps every 3 and at least one die, then the fewest dice: the rule the stored
+    threes_many_dice_keeps spells out.  For rolls of up to 12 dice this is the same keep as `rank`.
+    """
+    top = min(a.value for a in actions)
+    near = [a for a in actions if a.value <= top + TOL * abs(top)]
+    best = min(near, key=lambda a: (a.dice_kept < max(threes, 1), a.dice_kept))
+    rest = sorted((a for a in actions if a is not best), key=lambda a: (a.value, a.dice_kept))
+    return (best, *rest)
+
+
 def sort_roll(rules: Rules, faces) -> list[int]:
     """Faces in keep order: lowest worth first, ties by face."""
     return sorted(faces, key=lambda f: (rules.worth[f - 1], f))

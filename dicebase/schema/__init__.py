@@ -16,6 +16,7 @@ from sqlalchemy.schema import CreateTable
 
 from dicebase.schema.base import CORE, CORE_TABLES, SCHEMA_VERSION, View, metadata
 
+#: Each game's schema module, in build order (the order of ``dicebase.builder.registry.GAMES``).
 GAME_SCHEMAS = {
     "threes": "dicebase.schema.threes",
     "rolled_ones": "dicebase.schema.rolled_ones",

@@ -1,10 +1,15 @@
 """``dicebase serve``: the phone-friendly web advisor and the HTTP JSON API.
 
+- ``command``: the ``serve`` click command (``dicebase.main`` adds it to the command line);
 - ``api``: every CLI lookup with ``--json`` as ``GET /api/v1/GAME/COMMAND``, run
-  through the click command itself, so the API returns exactly what ``--json`` prints.
-- ``openapi``: the OpenAPI document generated from the same commands.
-- ``app``: the Starlette application (shared read-only database, ETag, CORS).
-- ``pages``: the HTML advisors; templates and static assets ship in the package.
+  through the click command itself (``dicebase.cli``), so the API returns exactly what
+  ``--json`` prints;
+- ``openapi``: the OpenAPI document generated from the same commands;
+- ``app``: the Starlette application (shared read-only database, ETag, CORS);
+- ``pages``: the HTML advisors, with the figures of ``dicebase.plots``; templates and
+  static assets ship in the package;
+- ``server``: uvicorn, one or more worker processes; ``warm``: the warm-up at start.
 
+The layer above the CLI and the plots (it serves both), below ``dicebase.main`` only.
 Imported only by ``dicebase serve`` and the tests: lookups never load the web stack.
 """

@@ -5,7 +5,7 @@ value --json``: the endpoint's parameters are the command's own click
 parameters (long option names with dashes as underscores, flags as
 true/false, the positional dice as ``dice=4,3,1,1,2``), and the answer is
 produced by running that command in-process on the server's open database
-(``dicebase.cli.common.serving``), so the API and ``--json`` cannot drift apart.
+(``dicebase.present.serving``), so the API and ``--json`` cannot drift apart.
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from functools import cached_property
 
 import click
 
-from dicebase.cli.common import serving
-from dicebase.query.base import BadInput
+from dicebase.errors import UNAVAILABLE, BadInput, DicebaseError, file_error
+from dicebase.present import serving
 
 #: Root commands served besides the game lookups (read-only, with --json).
 ROOT_COMMANDS = ("info", "schema")
@@ -29,6 +29,28 @@ FLAG_VALUES = {"true": True, "false": False}
 #: it grows with the square of the roll (1.4 MB and 0.2 s at 500 dice, 138 MB and 7 s at 5,000),
 #: which one request should not be able to make a shared server compute and send.
 MAX_LIST_VALUES = 500
+
+
+class LookupFailed(Exception):
+    """A lookup that failed as the CLI would report it: its HTTP status and the CLI's one-line message."""
+
+    def __init__(self, status: int, message: str):
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+def http_status(exc: Exception, exit_code: int) -> int:
+    """The HTTP status of a failed lookup, as its error class says (``dicebase.errors``): the
+    user's input 400, not in the database 404, and 503 for what is no fault of the request (a
+    missing, damaged or busy database file, a time limit, the memory ceiling).  A click usage
+    error is the user's input; anything else a user cannot fix (exit code other than 2) is 503."""
+    if isinstance(exc, OSError) and not isinstance(exc, DicebaseError):
+        exc = file_error(exc, exc.filename or "a file", "use")
+    status = getattr(exc, "http_status", None)
+    if status is None or (status == 400 and exit_code != 2):
+        return 400 if exit_code == 2 else UNAVAILABLE
+    return status
 
 
 @dataclass(frozen=True)

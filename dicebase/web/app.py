@@ -28,18 +28,10 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from dicebase import __version__
-from dicebase.cli import error_line
-from dicebase.cli.common import json_text
-from dicebase.query.base import (
-    DatabaseClosed,
-    DatabaseLocked,
-    NotInDatabase,
-    QueryInterrupted,
-    QueryTimeout,
-    QueryTooLarge,
-)
+from dicebase.present import error_line, json_text
+from dicebase.version import __version__
 from dicebase.web import api, openapi
+from dicebase.web.api import LookupFailed, http_status
 from dicebase.web.cache import ResponseCache, cache_key
 
 HERE = Path(__file__).parent
@@ -54,15 +46,6 @@ DEFAULT_CACHE_BYTES = 32 * 1024 * 1024
 LOOKUP_THREADS = 2
 #: DuckDB's threads per server process (its ``threads`` setting), for the lookups and the warm-up scan.
 DUCKDB_THREADS = 1
-
-
-class LookupFailed(Exception):
-    """A lookup the user got wrong: the HTTP status and the CLI's one-line message."""
-
-    def __init__(self, status: int, message: str):
-        super().__init__(message)
-        self.status = status
-        self.message = message
 
 
 class Server:
@@ -117,7 +100,7 @@ class Server:
             if line is None:
                 raise
             message, code = line
-            raise LookupFailed(_status(exc, code), " ".join(message.split())) from None
+            raise LookupFailed(http_status(exc, code), " ".join(message.split())) from None
 
     def api_body(self, path: str, items: list[tuple[str, str]]) -> bytes:
         """The answer's bytes as the API sends them (a miss of the cache; run in a worker thread)."""
@@ -146,16 +129,6 @@ class Server:
         for twin in twins:
             twin.close()
         self.db.close()
-
-
-def _status(exc: Exception, exit_code: int) -> int:
-    """The HTTP status of a failed lookup: the user's input 400, not in the database 404, and
-    503 for what is no fault of the request (time limit, memory ceiling, a busy or faulty file)."""
-    if isinstance(exc, NotInDatabase):
-        return 404
-    if isinstance(exc, (QueryTimeout, QueryInterrupted, QueryTooLarge, DatabaseLocked, DatabaseClosed)):
-        return 503
-    return 400 if exit_code == 2 else 503
 
 
 def _error(status: int, message: str) -> JSONResponse:

@@ -6,7 +6,7 @@ from urllib.parse import urlencode
 
 import click
 
-from dicebase import __version__
+from dicebase.version import __version__
 from dicebase.web.api import Endpoint, Parameter
 
 ERROR = {
@@ -82,6 +82,11 @@ def document(endpoints: dict[str, Endpoint]) -> dict:
                     "400": {"description": "bad input", "content": {"application/json": {"schema": ERROR}}},
                     "404": {
                         "description": "the database does not hold this state, variant or game",
+                        "content": {"application/json": {"schema": ERROR}},
+                    },
+                    "503": {
+                        "description": "the database cannot answer now (missing, damaged or busy), or the lookup "
+                                       "ran past the server's time limit",
                         "content": {"application/json": {"schema": ERROR}},
                     },
                 },

@@ -16,7 +16,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 from starlette.templating import Jinja2Templates
 
-from dicebase import __version__
+from dicebase.version import __version__
 
 GAMES = [
     ("threes", "/threes", "Threes", "Lowest total of five dice wins; a 3 counts zero. Which dice to keep?"),
@@ -95,7 +95,7 @@ def _variants(server, game: str) -> dict[str, dict]:
 
 def _lookup(server, path: str, params: dict):
     """(document, None) or (None, the CLI's one-line message) for a lookup with these parameters."""
-    from dicebase.web.app import LookupFailed
+    from dicebase.web.api import LookupFailed
 
     items = [(k, ",".join(map(str, v)) if isinstance(v, list) else str(v)) for k, v in params.items() if v is not None]
     try:
@@ -135,7 +135,7 @@ class Figures:
     def png(self, name: str, items: list[tuple[str, str]]) -> bytes:
         """The figure drawn with these query parameters as its options (typed as the figure declares)."""
         from dicebase import plots
-        from dicebase.query.base import BadInput
+        from dicebase.errors import BadInput
 
         spec = plots.figure(name)
         kinds = {o.name: o.kind for o in spec.options}
@@ -162,8 +162,8 @@ class Figures:
 
 
 def _figure(server, figures: Figures, request: Request) -> Response:
-    from dicebase.cli import error_line
-    from dicebase.web.app import _status
+    from dicebase.present import error_line
+    from dicebase.web.api import http_status
 
     name = request.path_params["name"]
     try:
@@ -172,7 +172,7 @@ def _figure(server, figures: Figures, request: Request) -> Response:
         line = error_line(exc)
         if line is None:
             raise
-        status = 404 if "no figure named" in line[0] else _status(exc, line[1])
+        status = 404 if "no figure named" in line[0] else http_status(exc, line[1])
         return error_page(request, status, " ".join(line[0].split()))
     return Response(image, media_type="image/png", headers={"ETag": server.etag, "Cache-Control": "no-cache"})
 

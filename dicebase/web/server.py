@@ -23,7 +23,7 @@ import click
 import uvicorn
 
 from dicebase.location import Location
-from dicebase.query.base import BadInput
+from dicebase.errors import BadInput
 from dicebase.web.app import DEFAULT_CACHE_BYTES, create_app
 
 #: Seconds Ctrl-C waits for requests in flight (a figure being drawn) before a worker stops.  A
@@ -117,7 +117,7 @@ def _config(app) -> uvicorn.Config:
 
 def _worker(factory: AppFactory, sock: socket.socket) -> None:
     """One worker process: its application, served on its socket until SIGINT or SIGTERM."""
-    from dicebase.cli import error_line
+    from dicebase.present import error_line
 
     try:
         app = factory()

@@ -129,7 +129,7 @@ class Warmer:
                 what = f"read the database file ({read / 1e6:,.0f} MB) into the page cache"
         except Exception as exc:  # noqa: BLE001 -- warming is an optimisation: never a reason to stop serving
             if not self._stop.is_set():
-                from dicebase.cli import error_line
+                from dicebase.present import error_line
 
                 line = error_line(exc)
                 self.say(f"dicebase: warming the database stopped: {line[0] if line else type(exc).__name__}")

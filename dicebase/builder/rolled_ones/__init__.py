@@ -22,20 +22,20 @@ from dicebase.rules.rolled_ones import (  # noqa: F401  (validate_options, DEFAU
 )
 
 def stored_mask(rules: Rules) -> np.ndarray:
-    """``mask[p - 1, i, j, k, o]``: the states written to ``rolled_ones_states``.
+    """``mask[p - 1, i, j, k, o]``: the states written to ``rolled_ones_states``, as
+    :mod:`dicebase.layout.rolled_ones` defines them (``layout.stored``, in key order).
 
     ``i, j < G``; ``(k, o)`` reachable by a turn (:func:`reachable_turns`);
-    for player 2 also ``i + k <= G - 1 + D``: one roll past the last state
-    below the goal.  Beyond that player 2 has rolled on where holding wins
-    for sure; those states' values follow from one stored value (the query
-    layer computes them: ``P_hold = 1``, ``P_roll = 1 - P_end(o) P(1, j, i, 0, 0)``).
+    for player 2 also not past a certain win (``Rules.holding_wins``: one roll
+    past the last state below the goal); those states' values follow from one
+    stored value (the query layer computes them: ``P_hold = 1``,
+    ``P_roll = 1 - P_end(o) P(1, j, i, 0, 0)``).
     """
-    G, K, D = rules.goal, rules.turn_total_bound, rules.dice
+    G, K = rules.goal, rules.turn_total_bound
     reach = reachable_turns(rules)
-    i = np.arange(G).reshape(G, 1, 1, 1)
-    k = np.arange(K + 1).reshape(1, 1, K + 1, 1)
+    won = np.array([[rules.holding_wins(2, i, k) for k in range(K + 1)] for i in range(G)])
     p1 = np.broadcast_to(reach, (G, G) + reach.shape)
-    p2 = p1 & (i + k <= G - 1 + D)
+    p2 = p1 & ~won[:, None, :, None]
     return np.stack([p1, p2])
 
 

@@ -13,12 +13,16 @@ import json
 import reprlib
 import shlex
 from collections.abc import Iterable, Mapping, Set
-from dataclasses import dataclass
 from itertools import accumulate
-from functools import cached_property
+from functools import cached_property, partial
 
+from dicebase.layout import threes as layout
 from dicebase.query.base import BadInput, NotInDatabase, _is_boolean, first as _first, is_whole_number
-from dicebase.rules.threes import MAX_PLAYERS, TIE_RULES, TOL, VARIANTS, Rules, kept_sums, sort_roll
+from dicebase.query.blocks import Blocks, Found
+from dicebase.query.threes.results import (
+    EXPECTED, WIN, Action, Best, Built, ChanceRow, ExpectedRow, SeatRow, Variant, rank, rank_many,
+)
+from dicebase.rules.threes import MAX_PLAYERS, TIE_RULES, VARIANTS
 
 KNOWN_VARIANTS = tuple(VARIANTS)  # the standard variants, buildable with -o threes.variants
 LAST_PLAYER_NEEDS_TARGET = (
@@ -40,145 +44,9 @@ _is_int = is_whole_number
 _is_bool = _is_boolean
 
 
-EXPECTED = "expected_final_score"
-WIN = "win_probability"
-
-
-@dataclass(frozen=True)
-class Variant:
-    """Rule parameters of a variant, as stored in threes_variants."""
-
-    name: str
-    dice: int
-    faces: int
-    worths: tuple[int, ...]
-    min_keep: int
-    allow_reroll: bool
-    keep_after_reroll: int
-    max_score: int
-    no_target: int
-    description: str
-
-    @cached_property
-    def rules(self) -> Rules:
-        return Rules(self.name, self.dice, self.faces, self.worths, self.min_keep, self.allow_reroll,
-                     self.keep_after_reroll, self.description)
-
-    def worth(self, face: int) -> int:
-        return self.worths[face - 1]
-
-    def keep_order(self, faces) -> list[int]:
-        """Faces sorted the way they are kept: lowest worth first (ties: lower face first)."""
-        return sort_roll(self.rules, faces)
-
-    def legal_keeps(self, dice_left: int, must_keep_two: bool) -> range:
-        return self.rules.legal_keeps(dice_left, must_keep_two)
-
-    def reachable_scores(self, kept: int) -> list[int]:
-        """Every score ``kept`` dice can be worth."""
-        return sorted(kept_sums(self.worths, kept)[kept])
-
-
-@dataclass(frozen=True)
-class Action:
-    """One legal keep: the kept faces (lowest worth first) and its value."""
-
-    keep: tuple[int, ...]
-    value: float
-
-    @property
-    def dice_kept(self) -> int:
-        return len(self.keep)
-
-
-@dataclass(frozen=True)
-class Best:
-    """Every legal keep of a roll, best first, under one objective."""
-
-    objective: str  # "expected_final_score" (lower is better) or "win_probability" (higher is better)
-    variant: str
-    roll: tuple[int, ...]  # faces in keep order
-    score: int
-    must_keep_two: bool
-    ties: str | None  # None for the expected-score objective
-    to_beat: int | None  # None: nobody has finished yet (or expected-score objective)
-    players_after: int | None
-    actions: tuple[Action, ...]
-
-    @property
-    def best(self) -> Action:
-        return self.actions[0]
-
-    def as_dict(self) -> dict:
-        doc = {
-            "objective": self.objective,
-            "variant": self.variant,
-            "roll": list(self.roll),
-            "score": self.score,
-            "must_keep_two": self.must_keep_two,
-        }
-        if self.objective == WIN:
-            doc.update(ties=self.ties, to_beat=self.to_beat, players_after=self.players_after)
-        doc["best"] = {"keep": list(self.best.keep), "value": self.best.value}
-        doc["actions"] = [{"keep": list(a.keep), "value": a.value} for a in self.actions]
-        return doc
-
-
-@dataclass(frozen=True)
-class ExpectedRow:
-    dice: int
-    must_keep_two: bool
-    expected_score: float
-
-
-@dataclass(frozen=True)
-class ChanceRow:
-    target: int
-    p_win: float
-
-
-@dataclass(frozen=True)
-class SeatRow:
-    seat: int
-    p_win: float
-
-
-@dataclass(frozen=True)
-class Built:
-    """What the build recorded for a variant: tie rules and player range."""
-
-    ties: tuple[str, ...]
-    max_players_after: int
-
-
 def _win_values(rows) -> dict[tuple[int, bool, int], float]:
     """(dice_left, must_keep_two, score) -> p_win of threes_win rows."""
     return {(int(dl), bool(f), int(s)): float(p) for dl, f, s, p in rows}
-
-
-def rank(actions: list[Action], maximize: bool) -> tuple[Action, ...]:
-    """Best first.  The best is the fewest-dice keep among those within TOL of the top
-    value (the solver's tie-break); the rest follow by value, then fewer dice."""
-    sign = -1.0 if maximize else 1.0
-    top = min(sign * a.value for a in actions)
-    best = min((a for a in actions if sign * a.value <= top + TOL * abs(top)), key=lambda a: a.dice_kept)
-    rest = sorted((a for a in actions if a is not best), key=lambda a: (sign * a.value, a.dice_kept))
-    return (best, *rest)
-
-
-def rank_many(actions: list[Action], threes: int) -> tuple[Action, ...]:
-    """Best first under the many-dice tie rule (expected score, lower is better).
-
-    With thousands of dice many keeps are worth the same to double precision (E[n] has reached its
-    limit), so the best is chosen among the keeps within TOL of the lowest value by preferring one
-    that keeps every 3 and at least one die, then the fewest dice: the rule the stored
-    threes_many_dice_keeps spells out.  For rolls of up to 12 dice this is the same keep as `rank`.
-    """
-    top = min(a.value for a in actions)
-    near = [a for a in actions if a.value <= top + TOL * abs(top)]
-    best = min(near, key=lambda a: (a.dice_kept < max(threes, 1), a.dice_kept))
-    rest = sorted((a for a in actions if a is not best), key=lambda a: (a.value, a.dice_kept))
-    return (best, *rest)
 
 
 class Queries:
@@ -186,94 +54,64 @@ class Queries:
 
     def __init__(self, db):
         self.db = db
-        self._win_blocks: dict[tuple[str, str], int] | None = None  # DuckDB: (variant, ties) -> first rowid
-        self._win_grids: dict[str, tuple] = {}
-        #: (variant, ties) blocks whose rows were not where the build puts them (read by key filters)
-        self.misplaced: list[tuple[str, str]] = []
+        #: the block reader of this connection (its diagnostics: ``blocks.located()``, ``blocks.misplaced``)
+        self.blocks = Blocks(db)
+        self._scanned = False  # threes_win's blocks searched by one scan (after one was not where expected)
+
+    @property
+    def misplaced(self) -> list[str]:
+        """(variant, ties) blocks whose rows were not where the build puts them (read by key filters)."""
+        return self.blocks.misplaced
 
     # -- threes_win by position (DuckDB) ----------------------------------------
-    # write_win writes each (variant, ties) block level by level (players_after), then per pre-roll
-    # class (dice_left, must_keep_two) every (to_beat, reachable score): a state's rowid follows from
-    # the rules.  A rowid range touches one row group where a key filter scans one (issue 12).
-    def _win_grid(self, v: Variant) -> tuple[dict, dict, int]:
-        """((dice_left, must_keep_two) -> (first row within a level, scores per to_beat),
-        dice_left -> {score: index among the reachable scores}, rows per level)."""
-        if v.name not in self._win_grids:
-            rules, nb = v.rules, v.no_target + 1
-            starts, ranks, at = {}, {}, 0
-            for d in range(rules.dice + 1):
-                scores = [s for s, ok in enumerate(rules.reachable_scores(d)) if ok]
-                ranks[d] = {s: n for n, s in enumerate(scores)}
-                for f in rules.flags(d):
-                    starts[(d, bool(f))] = (at, len(scores))
-                    at += nb * len(scores)
-            self._win_grids[v.name] = (starts, ranks, at)
-        return self._win_grids[v.name]
+    # A state's rowid follows from the rules (dicebase/layout/threes.py).  A rowid range touches
+    # one row group where a key filter scans one (issue 12).
+    def _win_found(self, v: Variant, ties: str) -> Found | None:
+        """Where the (variant, ties) block lies: where the build order puts it (checked by every
+        read, which gets the variant and ties of its rows)."""
+        return self.blocks.found(layout.WIN, (v.name, ties), partial(self._win_locate, v.name, ties))
 
-    def _win_positions(self, v: Variant, ties: str, m: int, states: list[tuple[int, int, bool, int]]):
-        """rowid of each (to_beat, dice_left, must_keep_two, score) at players_after m, or None when
-        the file is not laid out as the build writes it (or a state is not a stored one)."""
-        if self.db.store != "duckdb":
-            return None
-        if self._win_blocks is None:
-            # where each (variant, ties) block starts: the build writes them in (variant, ties) order
-            # (checked by every read, which gets the variant and ties of its rows; else found by one scan)
-            self._win_blocks, at = {}, 0
-            for name, built in sorted(self._built.items()):
-                if name not in self._variants:
-                    continue
-                for t in sorted(built.ties):
-                    self._win_blocks[(name, t)] = at
-                    at += self._win_grid(self._variants[name])[2] * (built.max_players_after + 1)
-        base = self._win_blocks.get((v.name, ties))
-        if base is None:
-            return None
-        starts, ranks, size = self._win_grid(v)
-        out = []
-        for b, d, f, s in states:
-            where, n = starts.get((d, bool(f)), (None, 0)), ranks.get(d, {}).get(s)
-            if where[0] is None or n is None or not 0 <= b <= v.no_target:
-                return None
-            out.append(base + m * size + where[0] + b * where[1] + n)
-        return out
+    def _win_locate(self, name: str, ties: str) -> Found | None:
+        where = layout.block_sizes([(n, t, self._variants[n].rules, built.max_players_after + 1)
+                                    for n, built in self._built.items() if n in self._variants
+                                    for t in built.ties]).get((name, ties))
+        return None if where is None else Found(*where)
 
     def _win_read(self, v: Variant, ties: str, m: int, states: list[tuple[int, int, bool, int]],
                   narrow: str, value) -> dict | None:
         """{(to_beat, dice_left, must_keep_two, score): p_win} of ``states`` by one rowid range (rows
         further narrowed by ``narrow`` = ``value``), each row checked to carry its key; None: read
         them by key."""
-        at = self._win_positions(v, ties, m, states)
-        if at is None:
+        found = self._win_found(v, ties)
+        if found is None:
             return None
-        rows = self.db.read(
-            "SELECT rowid, variant, ties, players_after, to_beat, dice_left, must_keep_two, score, p_win "
-            f"FROM threes_win WHERE rowid BETWEEN ? AND ? AND {narrow} = ?", (min(at), max(at), value))
-        found = {rowid: (name, t, pa, b, d, bool(f), s, p) for rowid, name, t, pa, b, d, f, s, p in rows}
-        out = {}
-        for state, rowid in zip(states, at):
-            row = found.get(rowid)
-            if row is None or row[:7] != (v.name, ties, m, *state[:2], bool(state[2]), state[3]):
-                return self._win_block_moved(v, ties, m, states, narrow, value)
-            out[state] = float(row[7])
-        return out
+        at = [layout.win_position(v.rules, m, *state) for state in states]
+        if None in at:
+            return None
+        rows = self.blocks.read(layout.WIN, (v.name, ties), found, min(at), max(at), "p_win",
+                                partial(layout.win_position, v.rules), where=f"{narrow} = ?", params=(value,),
+                                count=-1, check_block=True)
+        got = {} if rows is None else {row[0]: row[-1] for row in rows}
+        if rows is None or any(position not in got for position in at):
+            if rows is not None:
+                self.blocks.lose(layout.WIN, (v.name, ties))
+            return self._win_block_moved(v, ties, m, states, narrow, value)
+        return {state: float(got[position]) for state, position in zip(states, at)}
 
     def _win_block_moved(self, v: Variant, ties: str, m: int, states, narrow: str, value) -> dict | None:
-        """The (variant, ties) block is not where the build order puts it: find it by one scan
-        (once), and read again; a block still not as the build writes it is read by key filters."""
-        self._win_blocks.pop((v.name, ties), None)
-        self.misplaced.append((v.name, ties))
-        if not getattr(self, "_win_scanned", False):
-            self._win_scanned = True
-            for name, t, a, b, count in self.db.fetchall(
-                "SELECT variant, ties, min(rowid), max(rowid), count(*) FROM threes_win GROUP BY variant, ties"
-            ):
-                built = self._built.get(name)
-                if b - a + 1 == count and name in self._variants and built is not None:
-                    if count == self._win_grid(self._variants[name])[2] * (built.max_players_after + 1):
-                        self._win_blocks[(name, t)] = a
-            if (v.name, ties) in self._win_blocks:
-                return self._win_read(v, ties, m, states, narrow, value)
-        return None
+        """The (variant, ties) block is not where the build order puts it: find the blocks by one
+        scan (once), and read again; a block still not as the build writes it is read by key filters."""
+        if self._scanned:
+            return None
+        self._scanned = True
+        for (name, t), (a, b) in self.blocks.runs(layout.WIN, (), ("variant", "ties")).items():
+            built = self._built.get(name)
+            if name in self._variants and built is not None:
+                size = layout.win_grid(self._variants[name].rules)[2] * (built.max_players_after + 1)
+                if b - a + 1 == size:
+                    self.blocks.place(layout.WIN, (name, t), Found(a, size))
+        return self._win_read(v, ties, m, states, narrow, value) if self.blocks.located().get(
+            ("threes_win", v.name, ties)) else None
 
     # -- what is in the database ---------------------------------------------
     @cached_property
@@ -290,6 +128,10 @@ class Queries:
             )
             for r in rows
         }
+
+    def built(self, variant: str = "classic") -> Built:
+        """What the build recorded for a variant: its tie rules and the most players after."""
+        return self._built[self.variant(variant).name]
 
     @cached_property
     def _built(self) -> dict[str, Built]:

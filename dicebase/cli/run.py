@@ -1,0 +1,116 @@
+"""Running the ``dicebase`` command line: every error as one line on stderr, the exit codes,
+and a read-only command's quick end.  ``dicebase.main`` runs the whole program through it."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from dicebase.present import error_line
+
+
+def run(group: click.Group, argv: list[str] | None = None) -> None:
+    """Run the command line ``argv`` (default: sys.argv[1:]) of ``group`` as the console entry
+    point does: one line on stderr for every error, never a traceback; then exit.
+
+    Exit codes: 0 done, 2 the user's own input or path, 1 a fault of the
+    machine (a full disk) or a bug, 130 Ctrl-C.  ``DICEBASE_DEBUG=1`` shows
+    the traceback of a bug instead of its one line.
+    """
+    import os
+
+    args = sys.argv[1:] if argv is None else list(argv)
+    try:
+        # make_context/invoke rather than group.main: click's main turns Ctrl-C
+        # into Abort after printing a stray newline; here every exception
+        # reaches the one-line handlers below.
+        with group.make_context("dicebase", args) as ctx:
+            group.invoke(ctx)
+        _flush_stdout()
+        code = 0
+    except BrokenPipeError:  # the reader of stdout went away (| head): not an error
+        _quiet_broken_pipe()
+        code = 0
+    except click.exceptions.Exit as exc:  # --help, --version
+        code = exc.exit_code
+    except click.exceptions.NoArgsIsHelpError as exc:  # `dicebase` or `dicebase threes` alone
+        _echo_or_quit(exc.ctx.get_help())
+        code = 0
+    except (KeyboardInterrupt, Exception) as exc:
+        line = error_line(exc)
+        if line is None:
+            if os.environ.get("DICEBASE_DEBUG"):
+                raise
+            line = (f"internal error ({type(exc).__name__}: {exc}); please report it with the command you ran "
+                    "(DICEBASE_DEBUG=1 shows the traceback)", 1)
+        _fail(*line)
+    if argv is None and _reads_only(args):
+        _exit_now(code)
+    sys.exit(code)
+
+
+#: Commands that only read: once their output is written this process has nothing left to do.
+READ_ONLY_COMMANDS = {"threes", "rolled-ones", "ten-thousand", "info", "schema", "sql", "verify", "rules"}
+
+
+def _reads_only(args: list[str]) -> bool:
+    """Whether ``args`` run a read-only command, in a process nobody profiles or traces."""
+    name = next((arg for arg in args if not arg.startswith("-")), None)
+    return name in READ_ONLY_COMMANDS and sys.getprofile() is None and sys.gettrace() is None
+
+
+def _exit_now(code: int) -> None:
+    """Flush the output and end the process without the interpreter's teardown.
+
+    A read-only command has closed its database and written its answer; tearing down
+    every module and DuckDB's engine would add about 15 ms to a lookup's end to end
+    time (the console script only: ``main(argv)`` called from Python returns as usual).
+    """
+    import os
+
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # a closed pipe (already reported) or a closed stream
+            pass
+    os._exit(code)
+
+
+def _flush_stdout() -> None:
+    """Flush now, so a closed pipe is reported here and not at interpreter exit."""
+    sys.stdout.flush()
+
+
+def _quiet_broken_pipe() -> None:
+    """After EPIPE: point stdout at /dev/null so Python's exit-time flush stays silent."""
+    import os
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):  # no real file descriptor (tests capture stdout)
+        pass
+
+
+def _echo_or_quit(text: str) -> None:
+    try:
+        click.echo(text)
+        _flush_stdout()
+    except BrokenPipeError:
+        _quiet_broken_pipe()
+
+
+def _fail(message: str, code: int) -> None:
+    import re
+
+    # echoed input (a 5,000-digit die, a 300-character path) is cut to a readable length
+    line = re.sub(r"\S{121,}", lambda m: f"{m.group(0)[:80]}...({len(m.group(0))} characters)",
+                  " ".join(str(message).split()))
+    if len(line) > 1000:
+        line = line[:1000] + "..."
+    try:
+        click.echo(f"Error: {line}", err=True)
+    except (BrokenPipeError, OSError):
+        pass
+    sys.exit(code)
