@@ -23,8 +23,7 @@ from __future__ import annotations
 import errno
 import os
 import re
-import shlex
-import sqlite3
+import sys
 
 #: The HTTP status of a fault of the server or its file, not of the request.
 UNAVAILABLE = 503
@@ -172,6 +171,8 @@ def db_argument(loc) -> str:
     """The ``--db`` argument that names ``loc`` (a ``dicebase.location.Location``) as the user
     gave it: the path as given (relative stays relative), with ``sqlite:///`` or ``duckdb:///``
     only where the file name alone would pick the other store; "" for the default database."""
+    import shlex
+
     from dicebase.location import default_path, resolve
 
     path = loc.path
@@ -319,7 +320,8 @@ def kind(exc: BaseException) -> str:
     """What went wrong, from the engine's error code or exception class (not from its text,
     which may quote the user's own SQL): locked, permission, damaged, not-a-database,
     version, memory, interrupt, refused, query, cannot-open, full, io or other."""
-    if isinstance(exc, sqlite3.Error):
+    sqlite3 = sys.modules.get("sqlite3")  # not imported: the error is not SQLite's (and the CLI starts without it)
+    if sqlite3 is not None and isinstance(exc, sqlite3.Error):
         primary = (getattr(exc, "sqlite_errorcode", None) or 0) & 0xFF
         return _SQLITE_KINDS.get(primary, "query")
     name = type(exc).__name__

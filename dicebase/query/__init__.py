@@ -1,6 +1,6 @@
 """The read API shared by the CLI and users: ``dicebase.query.open(path)``."""
 
-from dicebase.query.base import (
+from dicebase.errors import (
     BadInput,
     DatabaseClosed,
     DatabaseDamaged,
@@ -18,7 +18,7 @@ from dicebase.query.base import (
     SchemaVersionMismatch,
     WriteFailed,
 )
-from dicebase.query.database import Database, open
+from dicebase.query.database import Database, Statistics, open
 
 __all__ = [
     "BadInput",
@@ -37,6 +37,7 @@ __all__ = [
     "QueryTooLarge",
     "ReadOnlyViolation",
     "SchemaVersionMismatch",
+    "Statistics",
     "WriteFailed",
     "open",
 ]

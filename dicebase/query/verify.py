@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from dicebase.query.base import BadInput, DatabaseDamaged, clip
+from dicebase.errors import BadInput, DatabaseDamaged, clip, rebuild_hint
 
 IDENTIFIER = re.compile(r"[a-z_][a-z0-9_]{0,62}")
 
@@ -59,8 +59,8 @@ def verify(db, games: list[str] | None = None) -> list[TableCheck]:
         # Names are formatted into the checksum queries: only plain identifiers, as dicebase writes them.
         for name in [table, *(c[0] for c in catalogue[table])]:
             if not isinstance(name, str) or not IDENTIFIER.fullmatch(name):
-                raise DatabaseDamaged(f"the database's catalogue names a table or column {clip(name)}, "
-                                      "which dicebase never writes; rebuild it with --force")
+                raise DatabaseDamaged(f"the database's catalogue names a table or column {clip(name)}, which "
+                                      f"dicebase never writes; rebuild it with: {rebuild_hint(db.location, db.games(), force=True)}")
     return _checks(db, tables, catalogue)
 
 
