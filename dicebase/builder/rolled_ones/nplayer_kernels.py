@@ -1,0 +1,326 @@
+"""Compiled kernels of the N-player Great Rolled Ones solve (:mod:`.nplayer`, which documents the
+equations).  A module of its own so that importing the solver does not import numba, and so
+that numba's on-disk cache finds the kernels again (module-level functions only).
+
+Parallel: the pieces a ``prange`` runs are independent (the score tuples of one level read
+only higher levels; the final-round tables of one seat read only the next seat's table).
+Worker ``w`` of ``W`` takes every ``W``-th piece with its own scratch arrays and writes only
+that piece's outputs; there is no shared accumulator, so each piece is computed by the same
+operations whatever the thread count and the results are bit-identical for any thread count
+and any chunking (tests/test_rolled_ones_nplayer.py).
+
+Array conventions (N seats, 0-based seat ``m`` here, seat ``m + 1`` in the docs):
+
+* a score tuple ``s`` is the index ``sum_m s[m] * stride[m]``, ``stride[m] = G ** (N - 1 - m)``
+  (seat 1 the most significant digit: ``start.reshape((G,) * N + (N, N))[s1, ..., sN]``);
+* ``start[idx, m, :]``: the win vector (one entry per seat) at seat ``m``'s turn start;
+* ``phi`` (flat): the final-round tables ``Phi_j(X; s_j..s_{N-1})`` for ``j = 1 .. N-1``, at
+  ``phi_off[j] + ((X - G) * phi_rows[j] + r) * (N - j + 1) + role`` with
+  ``r = idx % phi_rows[j]`` (``phi_rows[j] = G ** (N - j)``) and roles
+  ``[leader, j, j+1, .., N-1]``;
+* roll outcomes from ``o`` 1s set aside: ``out_p[o, q]``, ``out_g[o, q]`` (points added),
+  ``out_o[o, q]`` (1s set aside after) for ``q < out_n[o]``; ``p_end[o]`` ends the turn.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+#: status codes of a tuple solve
+CONVERGED = 0
+CYCLE = 1
+NO_CONVERGENCE = 2
+
+
+# --------------------------------------------------------------------------- final round
+@njit(cache=True)
+def final_tables_piece(R, j, N, G, C, L, tol, tmax, XR, Q0, out_p, out_g, out_o, out_n, p_end,
+                       phi, phi_off, phi_rows, FA, Fc, FR, W):
+    """Seat ``j``'s final turn for the later seats' scores ``R`` (index of ``s_{j+1}..s_{N-1}``).
+
+    Free region ``t > X`` (the mover may hold): ``FA[R, t - G - 1, o, :]`` (roles ``j..N-1``,
+    ``j`` the leader after its hold) and ``Fc[R, t - G - 1, o]`` with the value ``FA + Fc * B``,
+    ``B`` the next seat's table at the old bar (the mover gets 0 from a bust).  Then
+    ``Phi_j(X; s_j, R)`` for every bar ``X = G .. G + XR - 1`` and every ``s_j < G`` from the
+    first-passage table ``Q0[d, r - 1, o']`` (``d = X - s_j``: exceed first at ``X + r``).
+    """
+    nf = N - j  # roles of the free region: j, j+1, .., N-1
+    h = np.empty(nf)
+    rv = np.empty(nf)
+    for t in range(tmax, G, -1):
+        ti = t - G - 1
+        if j == N - 1:
+            h[0] = 1.0
+        else:
+            base = phi_off[j + 1] + ((t - G) * phi_rows[j + 1] + R) * nf
+            for i in range(nf):
+                h[i] = phi[base + i]
+        for o in range(L):
+            if t >= C:  # the score cap: hold
+                for i in range(nf):
+                    FA[R, ti, o, i] = h[i]
+                Fc[R, ti, o] = 0.0
+                FR[R, ti, o] = False
+                continue
+            for i in range(nf):
+                rv[i] = 0.0
+            rc = p_end[o]
+            for q in range(out_n[o]):
+                p = out_p[o, q]
+                tt = t + out_g[o, q] - G - 1
+                o2 = out_o[o, q]
+                for i in range(nf):
+                    rv[i] += p * FA[R, tt, o2, i]
+                rc += p * Fc[R, tt, o2]
+            if rv[0] > h[0] + tol:  # a bust leaves the mover 0, so rv[0] is its whole roll value
+                for i in range(nf):
+                    FA[R, ti, o, i] = rv[i]
+                Fc[R, ti, o] = rc
+                FR[R, ti, o] = True
+            else:
+                for i in range(nf):
+                    FA[R, ti, o, i] = h[i]
+                Fc[R, ti, o] = 0.0
+                FR[R, ti, o] = False
+    D = Q0.shape[1]
+    stride_j = phi_rows[j] // G  # G ** (N - 1 - j)
+    for X in range(G, G + XR):
+        for sj in range(G):
+            d = X - sj
+            for i in range(nf):
+                W[i] = 0.0
+            qs = 0.0
+            cc = 0.0
+            for r in range(1, D + 1):
+                tt = X + r - G - 1
+                for o2 in range(L):
+                    qq = Q0[d, r - 1, o2]
+                    if qq == 0.0:
+                        continue
+                    qs += qq
+                    cc += qq * Fc[R, tt, o2]
+                    for i in range(nf):
+                        W[i] += qq * FA[R, tt, o2, i]
+            cc += 1.0 - qs  # three 1s before exceeding the bar
+            rf = sj * stride_j + R
+            base = phi_off[j] + ((X - G) * phi_rows[j] + rf) * (nf + 1)
+            if j == N - 1:
+                phi[base] = cc  # the leader keeps the lead
+                phi[base + 1] = W[0]
+            else:
+                nb = phi_off[j + 1] + ((X - G) * phi_rows[j + 1] + R) * nf
+                phi[base] = cc * phi[nb]
+                phi[base + 1] = W[0]
+                for i in range(1, nf):
+                    phi[base + 1 + i] = W[i] + cc * phi[nb + i]
+
+
+@njit(cache=True, parallel=True)
+def final_tables(j, N, G, C, L, tol, tmax, XR, Q0, out_p, out_g, out_o, out_n, p_end,
+                 phi, phi_off, phi_rows, FA, Fc, FR, workers):
+    """:func:`final_tables_piece` for every ``R`` (independent pieces, ``prange`` over workers)."""
+    nR = phi_rows[j] // G
+    Wk = min(workers, nR)
+    for w in prange(Wk):
+        W = np.empty(N - j)
+        for R in range(w, nR, Wk):
+            final_tables_piece(R, j, N, G, C, L, tol, tmax, XR, Q0, out_p, out_g, out_o, out_n, p_end,
+                               phi, phi_off, phi_rows, FA, Fc, FR, W)
+
+
+# --------------------------------------------------------------------------- one score tuple
+@njit(cache=True)
+def fill_hold(idx, N, G, K, D, stride, start, phi, phi_off, phi_rows, H):
+    """``H[m, k, :]``: the win vector after seat ``m`` holds at turn total ``k`` (``1 <= k <= K + D``).
+
+    Below the goal: the next seat's turn start at the higher tuple (``start``).  At or above it:
+    the last seat wins at once; another seat ends the round's last turns at bar ``X = s_m + k``
+    (``Phi_{m+1}``, its leader role is seat ``m``).
+    """
+    for m in range(N):
+        sm = (idx // stride[m]) % G
+        nxt = (m + 1) % N
+        for k in range(1, K + D + 1):
+            t = sm + k
+            if t < G:
+                hi = idx + k * stride[m]
+                for i in range(N):
+                    H[m, k, i] = start[hi, nxt, i]
+            else:
+                for i in range(N):
+                    H[m, k, i] = 0.0
+                if m == N - 1:
+                    H[m, k, m] = 1.0
+                else:
+                    jj = m + 1
+                    nr = N - jj + 1
+                    base = phi_off[jj] + ((t - G) * phi_rows[jj] + idx % phi_rows[jj]) * nr
+                    H[m, k, m] = phi[base]
+                    for i in range(1, nr):
+                        H[m, k, jj + i - 1] = phi[base + i]
+
+
+@njit(cache=True)
+def turn_dp(m, beta, N, K, D, L, tol, reach, out_p, out_g, out_o, out_n, p_end, H, A, c, dec, res):
+    """Seat ``m``'s turn at the tuple of ``H`` when a bust leaves it ``beta`` (its own entry of the
+    next seat's turn start): every state's value as ``A[k, o, :] + c[k, o] * T_next`` under the
+    greedy policy at ``beta`` (roll iff ``P_roll > P_hold + tol`` for the mover; never hold at
+    ``k = 0``; hold beyond ``K``).  ``res = [lo, hi]``: the policy is the same for every
+    ``beta`` in ``(lo, hi]``.  Decisions go to ``dec[k, o]``.
+    """
+    lo = -np.inf
+    hi = np.inf
+    for k in range(K + D, K, -1):
+        for o in range(L):
+            for i in range(N):
+                A[k, o, i] = H[m, k, i]
+            c[k, o] = 0.0
+    rv = np.empty(N)
+    for k in range(K, -1, -1):
+        for o in range(L):
+            if not reach[k, o]:
+                continue
+            for i in range(N):
+                rv[i] = 0.0
+            rc = p_end[o]
+            for q in range(out_n[o]):
+                p = out_p[o, q]
+                kk = k + out_g[o, q]
+                o2 = out_o[o, q]
+                for i in range(N):
+                    rv[i] += p * A[kk, o2, i]
+                rc += p * c[kk, o2]
+            roll = True
+            if k > 0:
+                h = H[m, k, m]
+                roll = rv[m] + rc * beta > h + tol
+                if rc > 0.0:
+                    x = (h + tol - rv[m]) / rc
+                    if roll:
+                        if x > lo:
+                            lo = x
+                    elif x < hi:
+                        hi = x
+            dec[k, o] = roll
+            if roll:
+                for i in range(N):
+                    A[k, o, i] = rv[i]
+                c[k, o] = rc
+            else:
+                for i in range(N):
+                    A[k, o, i] = H[m, k, i]
+                c[k, o] = 0.0
+    res[0] = lo
+    res[1] = hi
+
+
+@njit(cache=True)
+def solve_cycle(N, SA, Sc, T):
+    """The turn starts of one tuple: ``T[m] = SA[m] + Sc[m] * T[m + 1]`` (``T[N] = T[0]``), exactly.
+
+    ``T[0] = (sum_i (prod_{l < i} Sc[l]) SA[i]) / (1 - prod Sc)``, then ``T[N-1] .. T[1]``.
+    """
+    num = np.zeros(N)
+    prod = 1.0
+    for i in range(N):
+        for e in range(N):
+            num[e] += prod * SA[i, e]
+        prod *= Sc[i]
+    for e in range(N):
+        T[0, e] = num[e] / (1.0 - prod)
+    for m in range(N - 1, 0, -1):
+        nxt = (m + 1) % N
+        for e in range(N):
+            T[m, e] = SA[m, e] + Sc[m] * T[nxt, e]
+
+
+@njit(cache=True)
+def solve_tuple(idx, N, G, K, D, L, tol, maxit, stride, reach, out_p, out_g, out_o, out_n, p_end,
+                start, phi, phi_off, phi_rows, H, A, c, dec, SA, Sc, T, beta, ivl, hist, out):
+    """Every seat's turn start of the tuple ``idx`` by policy iteration on the N-cycle of turn
+    starts; writes ``out[m, :]`` and returns ``(status, evaluations)``.
+
+    Start: each seat's bust value from the tuple one point higher for the seat before it
+    (a higher level, so the start does not depend on chunking), else ``1/N``.  Each round: every
+    seat's greedy policy at its current ``beta`` (:func:`turn_dp`), the exact cycle solve
+    (:func:`solve_cycle`), and the new ``beta``; done when every new ``beta`` lies in the interval
+    that keeps its seat's policy.  A profile of start coefficients seen before (other than the
+    last) is a policy cycle: status ``CYCLE`` (the caller computes a mixed equilibrium).
+    """
+    fill_hold(idx, N, G, K, D, stride, start, phi, phi_off, phi_rows, H)
+    for m in range(N):
+        nxt = (m + 1) % N
+        prev = (m + N - 1) % N
+        sp = (idx // stride[prev]) % G
+        if sp + 1 < G:
+            beta[m] = start[idx + stride[prev], nxt, m]
+        else:
+            beta[m] = 1.0 / N
+    evals = 0
+    for it in range(maxit):
+        for m in range(N):
+            turn_dp(m, beta[m], N, K, D, L, tol, reach, out_p, out_g, out_o, out_n, p_end,
+                    H, A, c, dec, ivl[m])
+            evals += 1
+            for e in range(N):
+                SA[m, e] = A[0, 0, e]
+                hist[it, m, e] = A[0, 0, e]
+            Sc[m] = c[0, 0]
+            hist[it, m, N] = c[0, 0]
+        # a profile seen before?
+        for p in range(it - 1, -1, -1):
+            same = True
+            for m in range(N):
+                for e in range(N + 1):
+                    if hist[p, m, e] != hist[it, m, e]:
+                        same = False
+                        break
+                if not same:
+                    break
+            if same:
+                if p == it - 1:  # unchanged policies: the previous solve is the fixed point
+                    for m in range(N):
+                        for e in range(N):
+                            out[m, e] = T[m, e]
+                    return CONVERGED, evals
+                return CYCLE, evals
+        solve_cycle(N, SA, Sc, T)
+        ok = True
+        for m in range(N):
+            b = T[(m + 1) % N, m]
+            if not (b > ivl[m, 0] and b <= ivl[m, 1]):
+                ok = False
+            beta[m] = b
+        if ok:
+            for m in range(N):
+                for e in range(N):
+                    out[m, e] = T[m, e]
+            return CONVERGED, evals
+    return NO_CONVERGENCE, evals
+
+
+@njit(cache=True, parallel=True)
+def solve_tuples(tuples, N, G, K, D, L, tol, maxit, stride, reach, out_p, out_g, out_o, out_n, p_end,
+                 start, phi, phi_off, phi_rows, out, status, evals, workers):
+    """:func:`solve_tuple` for every tuple of a chunk of one level (independent: each reads
+    ``start`` of higher levels only).  Writes ``out[t]``, ``status[t]``, ``evals[t]``."""
+    n = tuples.shape[0]
+    Wk = max(1, min(workers, n))
+    for w in prange(Wk):
+        H = np.empty((N, K + D + 1, N))
+        A = np.empty((K + D + 1, L, N))
+        c = np.empty((K + D + 1, L))
+        dec = np.zeros((K + 1, L), dtype=np.bool_)
+        SA = np.empty((N, N))
+        Sc = np.empty(N)
+        T = np.zeros((N, N))
+        beta = np.empty(N)
+        ivl = np.empty((N, 2))
+        hist = np.empty((maxit, N, N + 1))
+        for t in range(w, n, Wk):
+            st, ev = solve_tuple(tuples[t], N, G, K, D, L, tol, maxit, stride, reach, out_p, out_g, out_o,
+                                 out_n, p_end, start, phi, phi_off, phi_rows, H, A, c, dec, SA, Sc, T,
+                                 beta, ivl, hist, out[t])
+            status[t] = st
+            evals[t] = ev
