@@ -282,6 +282,9 @@ class LevelInputs:
     start: np.ndarray  # [tuple, seat, seat's win]
     reach: np.ndarray
     out: Outcomes
+    #: what a cycle tuple stores: "mixed" (an equilibrium, the default) or "cycle-start" (the values
+    #: of the first policy profile of the detected cycle: not an equilibrium; for comparisons only)
+    selection: str = "mixed"
 
 
 @dataclass
@@ -377,15 +380,20 @@ class Solution:
 
 
 def solve(rules: Rules, players: int, *, score_cap: int | None = None, tie_tolerance: float = TIE_TOLERANCE,
-          chunk: int | None = None, workers: int | None = None, progress=None) -> Solution:
+          chunk: int | None = None, workers: int | None = None, selection: str = "mixed",
+          progress=None) -> Solution:
     """Solve Great Rolled Ones for ``players`` seats under ``rules`` (every score tuple below the goal,
-    every seat to move).  ``chunk``: tuples per :func:`solve_tuples` call (default: a whole level)."""
+    every seat to move).  ``chunk``: tuples per :func:`solve_tuples` call (default: a whole level);
+    ``workers``: threads' share of each chunk (default numba's thread count); ``selection``: see
+    :class:`LevelInputs` (keep "mixed")."""
+    if selection not in ("mixed", "cycle-start"):
+        raise ValueError(f"selection must be 'mixed' or 'cycle-start', got {selection!r}")
     spec = Spec(rules, players, score_cap, tie_tolerance)
     t0 = time.perf_counter()
     finals = solve_finals(spec, workers)
     t1 = time.perf_counter()
     start = np.zeros((spec.tuples, players, players))
-    inputs = LevelInputs(spec, finals, start, reach_mask(rules), outcomes(rules))
+    inputs = LevelInputs(spec, finals, start, reach_mask(rules), outcomes(rules), selection)
     mixed = []
     evaluations = 0
     levels = level_tuples(spec)
@@ -413,7 +421,8 @@ def solve(rules: Rules, players: int, *, score_cap: int | None = None, tie_toler
         "turn_evaluations": evaluations,
         "cycle_tuples": len(mixed),
         "mixed_tuples": sum(1 for m in mixed if m["kind"] == "mixed"),
-        "max_indifference_residual": max((m["residual"] for m in mixed), default=0.0),
+        "selection": selection,
+        "max_indifference_residual": max((m["residual"] for m in mixed if m["kind"] != "cycle-start"), default=0.0),
         "seconds_final_round": round(t1 - t0, 3),
         "seconds_levels": round(t2 - t1, 3),
         "bytes_start": int(start.nbytes),
@@ -507,6 +516,11 @@ def _resolve_cycle(inputs: LevelInputs, idx: int):
         beta = np.array([T[(m + 1) % N, m] for m in range(N)])
     else:  # pragma: no cover
         raise RuntimeError(f"tuple {scores}: best responses neither settle nor cycle")
+    if inputs.selection == "cycle-start":
+        prof = cycle[0]
+        SA = np.array([policies[m][prof[m]][0] for m in range(N)])
+        Sc = np.array([policies[m][prof[m]][1] for m in range(N)])
+        return _record(idx, scores, "cycle-start", [], float("nan"), len(cycle)), _cycle_values(N, SA, Sc)
     # each seat's policies over the range of its beta in the cycle, in beta order (a seat's
     # beta may jump over policies: those in between are candidates too)
     seen = []
@@ -691,7 +705,8 @@ def turn_values(scores, seat: int, start_values_lookup, spec: Spec, finals: Fina
 def final_turn_values(spec: Spec, finals: Finals, j: int, X: int, later: tuple[int, ...]):
     """Seat ``j``'s (0-based, ``1 <= j < N``) final turn with bar ``X``; ``later`` = the scores of seats
     ``j+1 .. N-1``.  Returns ``(value, roll)``: ``value[t, o, role]`` over roles ``[leader, j, .., N-1]``
-    for totals ``t = 0 .. X + D`` (``t = s_j + k``) and ``roll[t, o]`` (must roll at ``t <= X``)."""
+    for totals ``t = 0 .. G + TT`` (``t = s_j + k``; ``TT`` the stored free-region width) and ``roll[t, o]``
+    (must roll at ``t <= X``)."""
     r, N = spec.rules, spec.players
     G, D, L = r.goal, r.dice, r.ones_limit
     R = 0
@@ -699,7 +714,7 @@ def final_turn_values(spec: Spec, finals: Finals, j: int, X: int, later: tuple[i
         R = R * G + int(s)
     nxt = np.array([1.0]) if j == N - 1 else final_start(spec, finals, j + 1, X, tuple(later))
     bust = np.concatenate([[nxt[0], 0.0], nxt[1:]])  # the old leader keeps its role, j gets 0
-    top = X + D
+    top = G + finals.fa[j].shape[1]
     value = np.zeros((top + 1, L, N - j + 1))
     roll = np.zeros((top + 1, L), dtype=bool)
     for t in range(top, X, -1):  # above the bar: stored
