@@ -16,7 +16,7 @@ import json
 import re
 from pathlib import Path
 
-import dicebase
+from dicebase.version import __version__
 
 DATABASE = "dicebase"  # the file is DIR/dicebase.sqlite, so Datasette names the database "dicebase"
 
@@ -185,7 +185,7 @@ def metadata(relations: list, games: list[str]) -> dict:
     return {
         "title": "dicebase",
         "description": (
-            f"dicebase {dicebase.__version__}: solved push-your-luck dice games (Threes, Great Rolled Ones, "
+            f"dicebase {__version__}: solved push-your-luck dice games (Threes, Great Rolled Ones, "
             "10,000). Every table and view is described, and so is every column, with its unit. "
             "The canned queries answer the main lookups exactly as the dicebase command line does."
         ),

@@ -27,7 +27,7 @@ from typing import Iterator
 import numpy as np
 
 from dicebase.builder.store import Writer, check_storage_version, sql_literal
-from dicebase.query.base import BadInput, clip
+from dicebase.errors import BadInput, clip
 from dicebase.schema import CORE, catalogue, game_tables, game_views
 
 CHUNK_ROWS = 1_000_000
@@ -139,7 +139,7 @@ def export(
     (default: the build's, readable by DuckDB 1.1 and later).  Raises
     BadInput for a bad request and WriteFailed when the output cannot be written.
     """
-    from dicebase.builder.pipeline import _write_error, remove_leftovers, target_lock
+    from dicebase.builder.target import remove_leftovers, target_lock, write_error
 
     if fmt not in FORMATS:
         raise BadInput(f"unknown export format {clip(fmt)}; use {', '.join(FORMATS)}")
@@ -157,7 +157,7 @@ def export(
         _check_target(db, fmt, out_path, force)
         out_path.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise _write_error(exc, out_path) from None
+        raise write_error(exc, out_path) from None
     games = db.games()
     rels = relations(games)
     with target_lock(out_path, quiet=quiet):
@@ -168,7 +168,7 @@ def export(
 
 def _export_locked(db, fmt: str, out_path: Path, games: list[str], rels: list, quiet: bool,
                    storage_version: str | None) -> None:
-    from dicebase.builder.pipeline import _is_engine_io_error, _write_error
+    from dicebase.builder.target import is_engine_io_error, write_error
 
     temp = out_path.with_name(f"{out_path.name}.tmp-{os.getpid()}")
     try:
@@ -191,11 +191,11 @@ def _export_locked(db, fmt: str, out_path: Path, games: list[str], rels: list, q
                 os.replace(temp, out_path)
                 shutil.rmtree(old, ignore_errors=True)
         except (OSError, sqlite3.Error) as exc:
-            raise _write_error(exc, out_path) from None
+            raise write_error(exc, out_path) from None
         except Exception as exc:
-            if not _is_engine_io_error(exc):
+            if not is_engine_io_error(exc):
                 raise
-            raise _write_error(exc, out_path) from None
+            raise write_error(exc, out_path) from None
     finally:
         try:
             if temp.is_dir():
@@ -322,12 +322,12 @@ def _export_files(db, fmt: str, temp: Path, rels: list[Relation], progress) -> N
 
 def csvw(rels: list[Relation]) -> dict:
     """CSV on the Web metadata: each file's columns with datatype, description, and the primary key."""
-    import dicebase
+    from dicebase.version import __version__
 
     return {
         "@context": "http://www.w3.org/ns/csvw",
         "dc:title": "dicebase",
-        "dc:description": f"dicebase {dicebase.__version__}: solved push-your-luck dice games, one CSV per table and view",
+        "dc:description": f"dicebase {__version__}: solved push-your-luck dice games, one CSV per table and view",
         "tables": [
             {
                 "url": f"{rel.name}.csv",

@@ -2,11 +2,13 @@
 
 A build writes into a temporary file beside the target and renames it over
 the target only after every table, view and metadata row is in place, so an
-interrupted or failed build leaves the previous database untouched.
+interrupted or failed build leaves the previous database untouched.  It holds
+the target's lock from reading what the target holds to the final rename.
 
-A build holds an exclusive lock on ``<target>.lock`` for its whole run,
-from reading what the target holds to the final rename, so two builds of
-one file run one after the other and neither loses the other's games.
+This module decides what to solve and runs the steps; the pieces it runs live beside it:
+``target`` (the lock, leftovers, write errors), ``existing`` (what the target already
+holds, read before the build), ``context`` (what a solver writes through), ``metadata``
+(the catalogue and build_info) and ``store`` (the writer of both stores).
 """
 
 from __future__ import annotations
@@ -14,124 +16,31 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import platform
 import shutil
 import sqlite3
 import sys
 import time
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import Any
 
-import numpy as np
-
-import dicebase
 from dicebase.builder import registry
-from dicebase.builder.store import (
-    DUCKDB_STORAGE_VERSION,
-    Writer,
-    canonical_column,
-    check_storage_version,
+from dicebase.builder.context import BuildContext
+from dicebase.builder.existing import existing_games, intact, storage_version_of
+from dicebase.builder.metadata import column_spec, write_build_info, write_catalogue
+from dicebase.builder.store import DUCKDB_STORAGE_VERSION, Writer, check_storage_version
+from dicebase.builder.target import (  # noqa: F401  (BuildLocked, remove_leftovers, target_lock: this module's API too)
+    BuildError,
+    BuildLocked,
+    is_engine_io_error,
+    remove_leftovers,
+    target_lock,
+    write_error,
 )
-from dicebase.checksum import AppendedChecksum, stored_table_checksum
+from dicebase.checksum import stored_table_checksum
 from dicebase.location import Location, resolve
-from dicebase import SCHEMA_VERSION
-from dicebase.query.base import (
-    DatabaseLocked,
-    DatabaseDamaged,
-    DicebaseError,
-    NotADicebaseDatabase,
-    SchemaVersionMismatch,
-    WriteFailed,
-)
-from dicebase.schema import CORE, DIALECT, catalogue, game_tables, game_views
-
-
-class BuildError(DicebaseError):
-    """A build request that cannot be carried out (bad option, incompatible file)."""
-
-
-class BuildLocked(BuildError, DatabaseLocked):
-    """Another build holds the target's lock (and --no-wait was given)."""
-
-
-@dataclass
-class TableStats:
-    """Rows written and seconds spent writing them."""
-
-    rows: int = 0
-    seconds: float = 0.0
-
-
-class BuildContext:
-    """What a game's ``build(ctx, options)`` uses to record variants and write rows."""
-
-    def __init__(self, game: str, writer: Writer, quiet: bool):
-        self.game = game
-        self.quiet = quiet
-        self._writer = writer
-        self._tables = {t.name: t for t in game_tables(game)}
-        self.table_stats: dict[str, TableStats] = {name: TableStats() for name in self._tables}
-        self.checksums = {name: AppendedChecksum(column_spec(t)) for name, t in self._tables.items()}
-        self.variants: dict[str, tuple[dict, dict]] = {}
-        self.steps: list[tuple[str, float]] = []
-        self.notes: dict[str, Any] = {}
-
-    def variant(self, name: str, rules: dict, solver: dict) -> None:
-        """Record a variant's full rule parameters and solver settings."""
-        if name in self.variants:
-            raise BuildError(f"{self.game}: variant {name!r} recorded twice")
-        self.variants[name] = (json.loads(json.dumps(rules)), json.loads(json.dumps(solver)))
-
-    def note(self, key: str, value: Any) -> None:
-        self.notes[key] = json.loads(json.dumps(value))
-
-    def write(self, table_name: str, columns: dict) -> None:
-        """Bulk-append rows given as equal-length numpy columns (or a scalar: that value in
-        every row).  Rows appended in key order get their checksum as they are written."""
-        table = self._tables.get(table_name)
-        if table is None:
-            raise BuildError(f"{self.game}: no table {table_name!r} in its schema")
-        expected = [c.name for c in table.columns]
-        if sorted(columns) != sorted(expected):
-            raise BuildError(
-                f"{table_name}: columns {sorted(columns)} do not match the schema's {sorted(expected)}"
-            )
-        ordered = {name: canonical_column(columns[name]) for name in expected}
-        stats = self.table_stats[table_name]
-        started = time.perf_counter()
-        rows = self._writer.append(table_name, ordered)
-        self.checksums[table_name].add(ordered, rows)
-        stats.rows += rows
-        stats.seconds += time.perf_counter() - started
-
-    @contextlib.contextmanager
-    def step(self, label: str) -> Iterator[None]:
-        """Time a step; shown on stderr unless quiet, recorded in build_steps."""
-        started = time.perf_counter()
-        yield
-        seconds = time.perf_counter() - started
-        self.steps.append((label, seconds))
-        if not self.quiet:
-            print(f"  {self.game}: {label} ({seconds:.2f} s)", file=sys.stderr, flush=True)
-
-    def progress(self, iterable: Iterable, label: str, length: int | None = None) -> Iterable:
-        """A click progress bar over a long loop (plain iteration when quiet)."""
-        if self.quiet:
-            return iterable
-        import click
-
-        return _ProgressIterable(click.progressbar(iterable, length=length, label=f"  {self.game}: {label}", file=sys.stderr))
-
-
-class _ProgressIterable:
-    def __init__(self, bar):
-        self.bar = bar
-
-    def __iter__(self):
-        with self.bar as items:
-            yield from items
+from dicebase.schema import CORE, game_tables, game_views
+from dicebase import version
 
 
 @dataclass
@@ -174,161 +83,6 @@ def parse_options(game: str, overrides: dict[str, Any] | None, *, base: dict | N
         except (TypeError, ValueError) as exc:
             raise BuildError(str(exc)) from None
     return options
-
-
-def _existing_games(
-    loc: Location, force: bool, wanted: dict[str, dict] | None = None, quiet: bool = True
-) -> dict[str, dict] | None:
-    """The games in an existing database of this schema version; None when there is no file.
-
-    A file that is not a dicebase database of this schema version (another
-    program's file, a damaged file, an older dicebase file) is replaced only
-    with ``force``.  A file that cannot be read now (locked by another
-    process, permission denied) is never replaced: its games would be lost.
-    Each game of ``wanted`` (game -> options) stored with the same options and
-    package version has its tables' checksums verified: ``intact`` is False
-    when they no longer match (someone changed a value), so it is rebuilt.
-    """
-    if not loc.path.exists():
-        return None
-    from dicebase.query import open as open_db
-    from dicebase.query.verify import verify
-
-    try:
-        with open_db(loc, timeout=None) as db:
-            info = dict(db.fetchall("SELECT key, value FROM build_info"))
-            games = {
-                game: {"options": json.loads(opts), "package_version": info.get("package_version"), "intact": True}
-                for game, opts in db.fetchall("SELECT game, options_json FROM build_games")
-            }
-            to_check = [
-                g for g, opts in (wanted or {}).items()
-                if g in games and games[g]["options"] == opts and games[g]["package_version"] == dicebase.__version__
-            ]
-            if to_check:
-                if not quiet:
-                    print(f"checking the stored tables of {', '.join(to_check)} against their checksums ...",
-                          file=sys.stderr, flush=True)
-                for check in verify(db, to_check):
-                    games[check.game]["intact"] &= check.ok
-    except (NotADicebaseDatabase, DatabaseDamaged, SchemaVersionMismatch) as exc:
-        if force:
-            return None
-        raise BuildError(f"{loc.path} is in the way: {exc}; use --force to replace it") from None
-    except DicebaseError as exc:
-        raise BuildError(f"cannot build into {loc.path}: {exc}") from None
-    return games
-
-
-LEFTOVER_PATTERNS = ("{name}.tmp-*", "{name}.old-*")
-
-
-def remove_leftovers(target: Path) -> list[Path]:
-    """Remove temporary files and folders an interrupted build or export of ``target`` left.
-
-    A leftover is named ``<target>.tmp-PID`` (or ``.old-PID``, with suffixes
-    such as ``.wal``); it is removed when process PID no longer runs, or is
-    this process (the caller holds the target's lock, so it is not in use).
-    Returns what was removed.
-    """
-    removed = []
-    for pattern in LEFTOVER_PATTERNS:
-        for stale in target.parent.glob(pattern.format(name=glob_escape(target.name))):
-            pid_text = stale.name[len(target.name) + 5:].split(".")[0]
-            if not pid_text.isdigit():
-                continue
-            pid = int(pid_text)
-            if pid != os.getpid() and _process_alive(pid):
-                continue
-            try:
-                if stale.is_dir() and not stale.is_symlink():
-                    shutil.rmtree(stale)
-                else:
-                    stale.unlink()
-            except OSError:
-                continue  # not ours to remove (permissions): leave it
-            removed.append(stale)
-    return removed
-
-
-def glob_escape(name: str) -> str:
-    import glob
-
-    return glob.escape(name)
-
-
-def _process_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except (PermissionError, OverflowError):
-        return True
-    return True
-
-
-@contextlib.contextmanager
-def target_lock(target: Path, *, wait: bool = True, quiet: bool = False) -> Iterator[None]:
-    """Hold the exclusive lock ``<target>.lock`` (filelock) while the body runs.
-
-    The holder writes its pid into the lock file, so a second build can say
-    whom it waits for.  With ``wait=False`` a held lock raises BuildLocked at once.
-    """
-    from filelock import FileLock, Timeout
-
-    lock_path = target.with_name(target.name + ".lock")
-
-    def record_holder(fd: int) -> None:
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
-
-    lock = FileLock(lock_path, on_acquired=record_holder, fallback_to_soft=False)
-    try:
-        try:
-            lock.acquire(timeout=0)
-        except Timeout:
-            holder = _lock_holder(lock_path)
-            if not wait:
-                raise BuildLocked(
-                    f"{target} is being built by another process{holder}; wait for it, "
-                    "or run again without --no-wait to queue behind it"
-                ) from None
-            if not quiet:
-                print(f"waiting for the build of {target} by another process{holder} to finish ...",
-                      file=sys.stderr, flush=True)
-            lock.acquire()
-    except OSError as exc:
-        raise _write_error(exc, lock_path) from None
-    try:
-        yield
-    finally:
-        lock.release()
-
-
-def _lock_holder(lock_path: Path) -> str:
-    try:
-        text = lock_path.read_text().strip()
-    except OSError:
-        return ""
-    return f" (pid {text})" if text.isdigit() else ""
-
-
-def _write_error(exc: BaseException, path: Path) -> DicebaseError:
-    """A failure to write a build or export as one line; the old file is unchanged."""
-    from dicebase.query.database import file_error
-
-    if isinstance(exc, OSError):
-        error = file_error(exc, path, "write")
-    else:
-        message = " ".join(str(exc).split())
-        low = message.lower()
-        full = "full" in low or "no space" in low or "async write failed" in low
-        error = WriteFailed(f"cannot write {path}: {'no space left on the device' if full else message[:200]}")
-        if full:
-            error.exit_code = 1
-    failed = WriteFailed(f"{error}; the old file, if any, is unchanged")
-    failed.exit_code = error.exit_code
-    return failed
 
 
 def build(
@@ -380,7 +134,7 @@ def build(
         raise BuildError(f"rules files given for games not being built: {', '.join(sorted(stray))}")
     built = {}
     if house_rules and not loc.path.is_dir():
-        built = {g: e["options"] for g, e in (_existing_games(loc, force) or {}).items()}
+        built = {g: e["options"] for g, e in (existing_games(loc, force) or {}).items()}
     game_options = {
         g: parse_options(g, overrides.get(g), base=built.get(g), force_size=force_size,
                          house=[h for h in house_rules if h.game == g])
@@ -402,7 +156,7 @@ def build(
             raise BuildError(f"{loc.path} is a directory; give a database file path, e.g. {loc.path / 'dicebase.duckdb'}")
         loc.path.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise _write_error(exc, loc.path) from None
+        raise write_error(exc, loc.path) from None
     with target_lock(loc.path, wait=wait, quiet=quiet):
         remove_leftovers(loc.path)
         return _build_locked(loc, names, game_options, force, quiet, storage_version, threads)
@@ -413,18 +167,18 @@ def _build_locked(
     storage_version: str | None, threads: int,
 ) -> BuildReport:
     """The build proper, under the target's lock: what the file holds now is what is kept."""
-    existing = _existing_games(loc, force, None if force else game_options, quiet)
+    existing = existing_games(loc, force, None if force else game_options, quiet)
     up_to_date = [
         g
         for g in names
         if existing
         and g in existing
         and existing[g]["options"] == game_options[g]
-        and existing[g]["package_version"] == dicebase.__version__
+        and existing[g]["package_version"] == version.__version__
         and existing[g]["intact"]
     ]
     todo = names if force else [g for g in names if g not in up_to_date]
-    convert = loc.store == "duckdb" and existing is not None and _storage_version(loc) != storage_version
+    convert = loc.store == "duckdb" and existing is not None and storage_version_of(loc) != storage_version
     if not todo and not convert:
         return BuildReport(loc, [], names, 0.0)
     reuse = {} if force else _reusable_variants(loc, existing, todo, game_options, quiet)
@@ -455,17 +209,17 @@ def _build_locked(
             for game in todo:
                 kept = _forget_variants(writer, game, reuse[game]) if game in reuse else None
                 _build_game(writer, game, game_options[game], quiet, kept)
-            _write_catalogue(writer, [g for g in registry.GAMES if g in set(keep) | set(todo)])
-            _write_build_info(writer, loc, time.perf_counter() - started, storage_version, threads)
+            write_catalogue(writer, [g for g in registry.GAMES if g in set(keep) | set(todo)])
+            write_build_info(writer, loc, time.perf_counter() - started, storage_version, threads)
             writer.close()
             writer = None
             os.replace(temp, loc.path)
         except (OSError, sqlite3.Error) as exc:
-            raise _write_error(exc, loc.path) from None
+            raise write_error(exc, loc.path) from None
         except Exception as exc:
-            if not _is_engine_io_error(exc):
+            if not is_engine_io_error(exc):
                 raise
-            raise _write_error(exc, loc.path) from None
+            raise write_error(exc, loc.path) from None
     finally:
         if writer is not None:
             writer.abort()
@@ -491,26 +245,6 @@ def _solver_threads(threads: int | None) -> int:
             f"set NUMBA_NUM_THREADS for more), got {threads!r}"
         )
     return threads
-
-
-def _storage_version(loc: Location) -> str | None:
-    """The DuckDB storage version an existing dicebase file records (None: not recorded)."""
-    from dicebase.query import open as open_db
-    from dicebase.query.base import DicebaseError
-
-    try:
-        with open_db(loc) as db:
-            row = db.fetchone("SELECT value FROM build_info WHERE key = 'duckdb_storage_version'")
-    except DicebaseError:
-        return None
-    return row[0] if row else None
-
-
-def _is_engine_io_error(exc: BaseException) -> bool:
-    """A DuckDB error from writing the file (disk full, I/O), as opposed to a bug in a solver."""
-    return type(exc).__module__.startswith(("duckdb", "_duckdb")) and type(exc).__name__ in (
-        "IOException", "OutOfMemoryException", "FatalException", "PermissionException",
-    )
 
 
 def _forget_games(writer: Writer, games: list[str]) -> None:
@@ -547,7 +281,7 @@ def _reusable_variants(
     for game in todo:
         module = registry.load(game)
         entry = (existing or {}).get(game)
-        if (entry is None or entry["package_version"] != dicebase.__version__
+        if (entry is None or entry["package_version"] != version.__version__
                 or not hasattr(module, "variant_fingerprints")):
             continue
         try:
@@ -556,23 +290,9 @@ def _reusable_variants(
             continue
         after = module.variant_fingerprints(dict(game_options[game]))
         same = [name for name, fingerprint in after.items() if before.get(name) == fingerprint]
-        if same and _intact(loc, game, quiet):
+        if same and intact(loc, game, quiet):
             reuse[game] = same
     return reuse
-
-
-def _intact(loc: Location, game: str, quiet: bool) -> bool:
-    from dicebase.query import open as open_db
-    from dicebase.query.verify import verify
-
-    if not quiet:
-        print(f"checking the stored tables of {game} against their checksums (to keep its unchanged variants) ...",
-              file=sys.stderr, flush=True)
-    try:
-        with open_db(loc, timeout=None) as db:
-            return all(check.ok for check in verify(db, [game]))
-    except DicebaseError:
-        return False
 
 
 def _forget_variants(writer: Writer, game: str, kept: list[str]) -> KeptVariants:
@@ -659,62 +379,6 @@ def _build_game(writer: Writer, game: str, options: dict[str, Any], quiet: bool,
     )
     if not quiet:
         print(f"built {game} in {seconds:.2f} s", file=sys.stderr, flush=True)
-
-
-def column_spec(table) -> list[tuple[str, str, bool]]:
-    """(name, SQL type as in schema_columns, is_key) per column, in schema order."""
-    return [(c.name, c.type.compile(dialect=DIALECT), bool(c.primary_key)) for c in table.columns]
-
-
-def _write_catalogue(writer: Writer, games: list[str]) -> None:
-    """Rewrite the catalogue rows of core and ``games`` (rows of games this version does
-    not know, kept from the file, stay as they were); in DuckDB also COMMENT ON every
-    table, view and column."""
-    table_rows, column_rows = catalogue(games)
-    rewritten = [CORE, *games]
-    marks = ", ".join("?" for _ in rewritten)
-    writer.execute(
-        f"DELETE FROM schema_columns WHERE table_name IN (SELECT name FROM schema_tables WHERE game IN ({marks}))",
-        rewritten,
-    )
-    writer.execute(f"DELETE FROM schema_tables WHERE game IN ({marks})", rewritten)
-    writer.insert_rows("schema_tables", ["name", "kind", "game", "description"], table_rows)
-    writer.insert_rows(
-        "schema_columns",
-        ["table_name", "position", "column_name", "data_type", "is_key", "description"],
-        column_rows,
-    )
-    writer.describe(
-        [t for game in [CORE, *games] for t in game_tables(game)],
-        [v for game in games for v in game_views(game)],
-    )
-
-
-def _write_build_info(
-    writer: Writer, loc: Location, seconds: float, storage_version: str | None, threads: int
-) -> None:
-    import duckdb
-    import sqlalchemy
-
-    games = [g for (g,) in writer.execute("SELECT game FROM build_games ORDER BY game")]
-    facts = {
-        "package_version": dicebase.__version__,
-        "schema_version": str(SCHEMA_VERSION),
-        "built_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        "store": loc.store,
-        "games": ",".join(games),
-        "last_build_seconds": f"{seconds:.3f}",
-        "python_version": platform.python_version(),
-        "numpy_version": np.__version__,
-        "duckdb_version": duckdb.__version__,
-        "sqlalchemy_version": sqlalchemy.__version__,
-        "machine": f"{platform.machine()} {os.cpu_count()} cores",
-        "threads": str(threads),  # solver threads of the last build (answers do not depend on it)
-    }
-    if loc.store == "duckdb":
-        facts["duckdb_storage_version"] = storage_version
-    writer.execute("DELETE FROM build_info")
-    writer.insert_rows("build_info", ["key", "value"], sorted(facts.items()))
 
 
 __all__ = ["BuildContext", "BuildError", "BuildLocked", "BuildReport", "build", "parse_options", "remove_leftovers", "target_lock"]
