@@ -1,13 +1,13 @@
 """The ``dicebase`` program: the top layer, which assembles the command line.
 
-``dicebase.cli`` holds every command but two, which come from the parts they drive:
-``serve`` from ``dicebase.web`` and ``plot`` from ``dicebase.plots``.  Both load on
-first use, so a lookup imports neither the web stack nor matplotlib.  ``main`` is
+``dicebase.cli`` holds every command but ``serve``, which comes from the part it drives,
+``dicebase.web`` (which itself serves the CLI's commands over HTTP, so it sits above the
+CLI).  ``serve`` loads on first use, so a lookup never imports the web stack.  ``main`` is
 the console script (``dicebase = "dicebase.main:main"``) and ``python -m dicebase``.
 
-The layers below, top to bottom (enforced by import-linter, pyproject.toml):
-web; cli and plots; present; query and builder; schema; layout; rules; errors;
-location, checksum and version.
+The layers below, top to bottom (enforced by import-linter, pyproject.toml): web; cli;
+plots and present; query and builder; schema; layout; rules; errors; location, checksum
+and version.
 """
 
 from __future__ import annotations
@@ -18,12 +18,6 @@ from dicebase.cli import cli as _commands
 from dicebase.cli.run import run
 
 
-def _plot() -> click.Command:
-    from dicebase.plots.command import group
-
-    return group
-
-
 def _serve() -> click.Command:
     from dicebase.web.command import serve
 
@@ -31,7 +25,7 @@ def _serve() -> click.Command:
 
 
 #: The whole ``dicebase`` command group.
-cli = _commands.with_commands({"plot": _plot, "serve": _serve})
+cli = _commands.with_commands({"serve": _serve})
 
 
 def main(argv: list[str] | None = None) -> None:

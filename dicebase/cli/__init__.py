@@ -1,5 +1,5 @@
-"""The ``dicebase`` command line: every command but ``serve`` (dicebase.web) and ``plot``
-(dicebase.plots), which ``dicebase.main`` adds when it assembles the program.
+"""The ``dicebase`` command line: every command but ``serve`` (dicebase.web), which
+``dicebase.main`` adds when it assembles the program.
 
 Game command groups load lazily, so ``dicebase threes best ...`` imports
 neither the other games nor the solvers.  Every error a user can cause is
@@ -34,6 +34,12 @@ def _rolled_ones() -> click.Command:
 
 def _ten_thousand() -> click.Command:
     from dicebase.cli.ten_thousand import group
+
+    return group
+
+
+def _plot() -> click.Command:
+    from dicebase.cli.plot import group
 
     return group
 
@@ -81,7 +87,7 @@ class LazyGroup(StrictGroup):
         return group
 
 
-@click.group(cls=LazyGroup, lazy={**GAME_GROUPS, "rules": _rules},
+@click.group(cls=LazyGroup, lazy={**GAME_GROUPS, "plot": _plot, "rules": _rules},
              context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
 @click.version_option(__version__, prog_name="dicebase")
 def cli():

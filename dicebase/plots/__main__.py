@@ -3,7 +3,7 @@
     python -m dicebase.plots --db db/dicebase.duckdb --write docs/gallery.md
 
 Each picture is drawn by the real command shown above it in the gallery
-(``dicebase.plots.command``, run in-process), into docs/gallery/; the SQL under it is what that command
+(``python -m dicebase plot ...``, in a process of its own), into docs/gallery/; the SQL under it is what that command
 ran.  The database should be a default build (`dicebase build`).
 """
 
@@ -82,18 +82,12 @@ def main(argv: list[str] | None = None) -> None:
 
 
 def draw(args: list[str], command: str) -> None:
-    """Run ``dicebase plot ARGS`` in-process; exit with the command and its one-line error if it fails."""
-    from dicebase.plots.command import group
-    from dicebase.present import error_line
+    """Run ``dicebase plot ARGS``, the command line itself (the layer above the plots); exit
+    saying which command failed (its one-line error is on stderr already)."""
+    import subprocess
 
-    try:
-        with group.make_context("dicebase plot", list(args)) as ctx:
-            group.invoke(ctx)
-    except Exception as exc:
-        line = error_line(exc)
-        if line is None:
-            raise
-        sys.exit(f"failed: {command} ({line[0]})")
+    if subprocess.run([sys.executable, "-m", "dicebase", "plot", *args]).returncode:
+        sys.exit(f"failed: {command}")
 
 
 def _options(spec, extra: str) -> dict:

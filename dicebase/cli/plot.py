@@ -1,7 +1,7 @@
 """``dicebase plot ...``: pictures of optimal play, one subcommand per figure of dicebase.plots.
 
-``dicebase.main`` adds this group to the command line; ``python -m dicebase.plots`` runs it
-to draw the gallery.  Importing it loads neither matplotlib nor the figures.
+Importing it loads neither matplotlib nor the figures (dicebase.plots loads when a figure is
+listed, described or drawn), so ``dicebase --help`` stays quick.
 """
 
 from __future__ import annotations
