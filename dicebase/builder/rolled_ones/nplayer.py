@@ -478,16 +478,15 @@ def _resolve_cycle(inputs: LevelInputs, idx: int):
        best-response value within :data:`EQUILIBRIUM_TOLERANCE`.
     Returns (record, values[m, :]).  Raises RuntimeError when nothing is found (never seen).
     """
+    from dicebase.builder.rolled_ones import nplayer_kernels as kern
+
     spec = inputs.spec
     N = spec.players
     H, turn = _tuple_tools(inputs, idx)
     scores = spec.scores(idx)
     stride = spec.strides()
     beta = np.empty(N)
-    for m in range(N):  # the same start as the kernel
-        prev = (m - 1) % N
-        beta[m] = (inputs.start[idx + stride[prev], (m + 1) % N, m] if scores[prev] + 1 < spec.rules.goal
-                   else 1.0 / N)
+    kern.initial_beta(idx, N, spec.rules.goal, stride, inputs.start, beta)  # the same start as the kernel
     policies: list[list] = [[] for _ in range(N)]  # per seat: (A, c, dec)
 
     def key(A, c):

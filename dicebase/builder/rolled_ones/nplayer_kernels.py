@@ -236,27 +236,45 @@ def solve_cycle(N, SA, Sc, T):
 
 
 @njit(cache=True)
+def initial_beta(idx, N, G, stride, start, beta):
+    """Where policy iteration starts: each seat's bust value ``beta[m] = start[., m + 1, m]``
+    extrapolated from higher levels only (so the start does not depend on chunking):
+    ``f(s + e_a) + f(s + e_b) - f(s + e_a + e_b)`` for the first two seats ``a < b`` with room below
+    the goal, ``f(s + e_a)`` with one, ``1/N`` with none.  Only the number of rounds depends on it."""
+    a = -1
+    b = -1
+    for i in range(N):
+        if (idx // stride[i]) % G + 1 < G:
+            if a < 0:
+                a = i
+            elif b < 0:
+                b = i
+    for m in range(N):
+        nxt = (m + 1) % N
+        if b >= 0:
+            x = (start[idx + stride[a], nxt, m] + start[idx + stride[b], nxt, m]
+                 - start[idx + stride[a] + stride[b], nxt, m])
+            beta[m] = min(1.0, max(0.0, x))
+        elif a >= 0:
+            beta[m] = start[idx + stride[a], nxt, m]
+        else:
+            beta[m] = 1.0 / N
+
+
+@njit(cache=True)
 def solve_tuple(idx, N, G, K, D, L, tol, maxit, stride, reach, out_p, out_g, out_o, out_n, p_end,
                 start, phi, phi_off, phi_rows, H, A, c, dec, SA, Sc, T, beta, ivl, hist, out):
     """Every seat's turn start of the tuple ``idx`` by policy iteration on the N-cycle of turn
     starts; writes ``out[m, :]`` and returns ``(status, evaluations)``.
 
-    Start: each seat's bust value from the tuple one point higher for the seat before it
-    (a higher level, so the start does not depend on chunking), else ``1/N``.  Each round: every
+    Start: :func:`initial_beta`.  Each round: every
     seat's greedy policy at its current ``beta`` (:func:`turn_dp`), the exact cycle solve
     (:func:`solve_cycle`), and the new ``beta``; done when every new ``beta`` lies in the interval
     that keeps its seat's policy.  A profile of start coefficients seen before (other than the
     last) is a policy cycle: status ``CYCLE`` (the caller computes a mixed equilibrium).
     """
     fill_hold(idx, N, G, K, D, stride, start, phi, phi_off, phi_rows, H)
-    for m in range(N):
-        nxt = (m + 1) % N
-        prev = (m + N - 1) % N
-        sp = (idx // stride[prev]) % G
-        if sp + 1 < G:
-            beta[m] = start[idx + stride[prev], nxt, m]
-        else:
-            beta[m] = 1.0 / N
+    initial_beta(idx, N, G, stride, start, beta)
     evals = 0
     for it in range(maxit):
         for m in range(N):
