@@ -462,7 +462,7 @@ def _cycle_values(N: int, SA: np.ndarray, Sc: np.ndarray) -> np.ndarray:
     return T
 
 
-def _resolve_cycle(inputs: LevelInputs, idx: int):
+def _resolve_cycle(inputs: LevelInputs, idx: int, all_equilibria: bool = False):
     """An equilibrium of one tuple whose policy iteration cycled (or did not settle).
 
     1. Rerun the best-response iteration from the same start, recording each seat's policies,
@@ -476,7 +476,9 @@ def _resolve_cycle(inputs: LevelInputs, idx: int):
        ``beta_m(q) = b*_m`` for m in S (Newton, exact for |S| <= 2 where each equation is affine
        in the others' q); accepted when every q is in [0, 1] and every seat's value is its
        best-response value within :data:`EQUILIBRIUM_TOLERANCE`.
-    Returns (record, values[m, :]).  Raises RuntimeError when nothing is found (never seen).
+    Returns (record, values[m, :]) of the first found; with ``all_equilibria`` the list of every
+    equilibrium the search finds (a diagnostic: how much the selection matters).  Raises
+    RuntimeError when nothing is found (never seen).
     """
     from dicebase.builder.rolled_ones import nplayer_kernels as kern
 
@@ -548,13 +550,16 @@ def _resolve_cycle(inputs: LevelInputs, idx: int):
         worst = max(best_value(m, b[m]) - (SA[m, m] + Sc[m] * b[m]) for m in range(N))
         return T, b, worst
 
+    found = []
     # 2. pure
     for combo in itertools.product(*seen):
         SA = np.array([policies[m][combo[m]][0] for m in range(N)])
         Sc = np.array([policies[m][combo[m]][1] for m in range(N)])
         T, b, worst = check(SA, Sc)
         if worst <= EQUILIBRIUM_TOLERANCE:
-            return _record(idx, scores, "pure", [], worst, len(cycle)), T
+            found.append((_record(idx, scores, "pure", [], worst, len(cycle)), T))
+            if not all_equilibria:
+                return found[0]
     # 3. mixed
     movers = [m for m in range(N) if len(seen[m]) > 1]
     for size in range(1, len(movers) + 1):
@@ -564,17 +569,22 @@ def _resolve_cycle(inputs: LevelInputs, idx: int):
             rest = [seen[m] if m not in S else [None] for m in range(N)]
             for pair_combo in itertools.product(*pairs):
                 for fixed in itertools.product(*rest):
-                    found = _mixed_candidate(N, policies, S, pair_combo, fixed, check)
-                    if found is not None:
-                        T, qs, worst = found
-                        randomising = []
-                        for m, (i0, i1), q in zip(S, pair_combo, qs):
-                            d0, d1 = policies[m][i0][2], policies[m][i1][2]
-                            states = [(int(k), int(o)) for k, o in zip(*np.nonzero(d0 != d1))]
-                            # q is the weight of the policy with the higher bust chance (it rolls there)
-                            roll_q = [q if d1[k, o] else 1.0 - q for k, o in states]
-                            randomising.append((m, states, roll_q[0] if len(set(roll_q)) == 1 else roll_q))
-                        return _record(idx, scores, "mixed", randomising, worst, len(cycle)), T
+                    cand = _mixed_candidate(N, policies, S, pair_combo, fixed, check)
+                    if cand is None:
+                        continue
+                    T, qs, worst = cand
+                    randomising = []
+                    for m, (i0, i1), q in zip(S, pair_combo, qs):
+                        d0, d1 = policies[m][i0][2], policies[m][i1][2]
+                        states = [(int(k), int(o)) for k, o in zip(*np.nonzero(d0 != d1))]
+                        # q is the weight of the policy with the higher bust chance (it rolls there)
+                        roll_q = [q if d1[k, o] else 1.0 - q for k, o in states]
+                        randomising.append((m, states, roll_q[0] if len(set(roll_q)) == 1 else roll_q))
+                    found.append((_record(idx, scores, "mixed", randomising, worst, len(cycle)), T))
+                    if not all_equilibria:
+                        return found[0]
+    if all_equilibria:
+        return found
     raise RuntimeError(f"tuple {scores}: no equilibrium found among the policies of its cycle")  # pragma: no cover
 
 
