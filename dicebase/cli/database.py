@@ -173,7 +173,7 @@ def verify(games, db_path, fmt, as_json):
         dicebase verify
         dicebase verify threes --db sqlite:///db/dicebase.sqlite --json
     """
-    from dicebase.errors import DicebaseError
+    from dicebase.errors import DicebaseError, rebuild_hint
     from dicebase.query.verify import verify as run_verify
 
     fmt = resolve_format(fmt, as_json)
@@ -186,7 +186,9 @@ def verify(games, db_path, fmt, as_json):
         emit([c.as_dict() for c in checks], fmt)
     bad = [c for c in checks if not c.ok]
     if bad:
+        games = sorted({c.game for c in bad})
         error = DicebaseError(f"{len(bad)} of {len(checks)} tables do not match their build checksums: "
-                              f"{', '.join(c.table for c in bad)}; rebuild with --force")
+                              f"{', '.join(c.table for c in bad)}; rebuild with: "
+                              f"{rebuild_hint(db.location, games, force=True)}")
         error.exit_code = 1
         raise error
