@@ -375,7 +375,8 @@ class Solution:
         out: dict = {}
         for rec in self.mixed:
             for m, states, q in rec["randomising"]:
-                out[(tuple(rec["scores"]), m)] = [(k, o, q) for k, o in states]
+                qs = q if isinstance(q, list) else [q] * len(states)
+                out[(tuple(rec["scores"]), m)] = [(k, o, p) for (k, o), p in zip(states, qs)]
         return out
 
 
