@@ -171,6 +171,34 @@ def test_api_junk_returns_or_raises_a_dicebase_error(all_games_db, store):
         check()
 
 
+# one of each kind of junk, for the sweep below
+JUNK_EXAMPLES = [None, True, 0, -1, 10**40, 1.5, math.nan, "", "x", b"x", "classic", "standard", "ten-thousand",
+                 "SELECT 1", "shared", "fixed-hold-at", [], [1, 2], [9, 9, 9], {}, {"a": 1}, (1, "a")]
+
+
+@pytest.mark.parametrize("store", [0, 1], ids=["duckdb", "sqlite"])
+def test_every_parameter_takes_every_kind_of_junk(all_games_db, store):
+    """Deterministic, beside the random hunt above: each parameter of each public method, one at
+    a time (the others 0 or their default), given each kind of junk, returns or raises a
+    DicebaseError (e.g. ``holds_solitaire(variant=[])`` raised TypeError)."""
+    failed = []
+    with dicebase.open(all_games_db[store]) as db:
+        for label, method in _api_targets(db):
+            params = [p for p in inspect.signature(method).parameters.values()
+                      if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+            required = {p.name: 0 for p in params if p.default is inspect.Parameter.empty}
+            for param in params:
+                for junk in JUNK_EXAMPLES:
+                    kwargs = {**required, param.name: junk}
+                    try:
+                        method(**kwargs)
+                    except DicebaseError:
+                        pass
+                    except Exception as exc:  # noqa: BLE001 - the point of the test
+                        failed.append(f"{label}(**{kwargs!r}) raised {type(exc).__name__}: {exc}")
+    assert failed == []
+
+
 @given(target=junk_values)
 @FUZZ
 def test_open_junk_raises_a_dicebase_error(target):

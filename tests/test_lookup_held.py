@@ -9,7 +9,6 @@ from __future__ import annotations
 import pytest
 
 import dicebase
-from dicebase.query import database as database_module
 from dicebase.layout.ten_thousand import DUEL
 from dicebase.query.base import BadInput, DatabaseClosed, DicebaseError
 from dicebase.query.blocks import held_blocks, held_bytes
@@ -20,18 +19,32 @@ from test_lookup_positions import (GAMES, TWO, _answers, _cases, _reorder, _roll
 KEY = ("ten_thousand_duel", "ten-thousand")
 
 
-def _duel_reads(monkeypatch, table: str = "ten_thousand_duel") -> list[str]:
-    """Every statement run from now on that reads ``table`` (the 10,000 bounds table aside)."""
-    seen: list[str] = []
-    real = database_module._cursor
+class _Reads(list):
+    """The statements that read one table, run by some connections from now on (see :func:`_duel_reads`)."""
 
-    def cursor(con, sql, params):
-        if f"{table} " in sql + " " and "ten_thousand_duel_bounds" not in sql:
-            seen.append(sql)
-        return real(con, sql, params)
+    def all_seen(self) -> bool:
+        """Whether every statement the connections ran went through the methods watched: their
+        public count of queries (``statistics().queries``) grew by as many as were seen."""
+        return sum(db.statistics().queries - before for db, before in self.before) == self.seen
 
-    monkeypatch.setattr(database_module, "_cursor", cursor)
-    return seen
+
+def _duel_reads(monkeypatch, dbs, table: str = "ten_thousand_duel") -> _Reads:
+    """Every statement the connections ``dbs`` run from now on that reads ``table`` (the 10,000
+    bounds table aside), seen through their public query methods; ``all_seen()`` checks that
+    ``statistics().queries`` counts no other statement."""
+    reads = _Reads()
+    reads.seen = 0
+    reads.before = [(db, db.statistics().queries) for db in dbs]
+    for db in dbs:
+        for name in ("fetchall", "fetchone", "fetch_arrays", "columns"):
+            def watched(sql, params=(), _real=getattr(db, name)):
+                reads.seen += 1
+                if f"{table} " in sql + " " and "ten_thousand_duel_bounds" not in sql:
+                    reads.append(sql)
+                return _real(sql, params)
+
+            monkeypatch.setattr(db, name, watched)
+    return reads
 
 
 def _held_keys(db) -> set:
@@ -52,10 +65,10 @@ def test_held_answers_are_the_files_answers_with_no_query(built_db, monkeypatch)
             cases = _cases(plain.ten_thousand, rules, 200, 20 + seed)
             want = _answers(plain, cases)
             assert sum(not isinstance(a, str) for a in want) > 100
-            reads = _duel_reads(monkeypatch)
+            reads = _duel_reads(monkeypatch, (held, twin))
             assert _answers(held, cases) == want
             assert _answers(twin, cases) == want
-            assert reads == []
+            assert reads == [] and reads.all_seen()
             monkeypatch.undo()
             assert _answers(lite, cases) == want
         twin.close()
@@ -165,10 +178,10 @@ def test_rolled_ones_held_answers_are_the_files_answers_with_no_query(rolled_two
         twin = held.for_thread()
         twin.rolled_ones.best(1, 0, 0, 0, 0, variant="quick")  # its variants and block ends: read once
         twin.rolled_ones.best(1, 0, 0, 0, 0, variant="goal8-dice5-ones3")
-        reads = _duel_reads(monkeypatch, "rolled_ones_states")
+        reads = _duel_reads(monkeypatch, (held, twin), "rolled_ones_states")
         assert _rolled_answers(held, cases) == want
         assert _rolled_answers(twin, cases) == want
-        assert reads == []
+        assert reads == [] and reads.all_seen()
         monkeypatch.undo()
         assert _rolled_answers(lite, cases) == want
         assert lite.rolled_ones.hold() == 0 and held_blocks(lite) == set()

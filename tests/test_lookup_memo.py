@@ -99,9 +99,11 @@ def test_a_remembered_lookup_runs_no_query(paths, monkeypatch):
     with dicebase.open(path["ten_thousand"]) as db:
         lookup = lambda: db.ten_thousand.state(600, 750, 300, 3)  # noqa: E731
         expected = lookup()
+        assert db.ten_thousand.bounds_in_memory() is None
         before = db.statistics().queries
         assert lookup() == expected  # the second: reads the bounds block once
         assert db.statistics().queries > before, "the second lookup reads the bounds block"
+        assert db.ten_thousand.bounds_in_memory() is not None, "the bounds block is held in memory"
         seen = _count_queries(db, monkeypatch)
         assert lookup() == expected
         assert seen == []

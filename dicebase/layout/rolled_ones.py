@@ -55,6 +55,23 @@ def position(rules: Rules, p: int, i: int, j: int, k: int, o: int) -> int | None
     return first_row + j * per_pair + n
 
 
+@lru_cache(maxsize=16)
+def position_tables(rules: Rules) -> tuple[tuple[tuple[int, ...], ...], tuple[tuple[int, ...], ...],
+                                           tuple[tuple[int, ...], ...]]:
+    """:func:`position` as three tables, for computing it over arrays of keys (``hold()``):
+    ``turn[k][o]`` the index of turn (k, o) within a (p, i, j) group (-1: not a reachable turn),
+    ``first_row[p - 1][i]`` and ``per_pair[p - 1][i]`` where the group of (p, i, j = 0) starts and
+    how many rows a group has.  A state is stored when its turn's index is below ``per_pair``, and
+    lies at ``first_row + j * per_pair + index``."""
+    order, starts, _size = positions(rules)
+    turn = [[-1] * (max(o for _k, o in order) + 1) for _ in range(max(k for k, _o in order) + 1)]
+    for (k, o), n in order.items():
+        turn[k][o] = n
+    first_row = tuple(tuple(starts[(p, i)][0] for i in range(rules.goal)) for p in (1, 2))
+    per_pair = tuple(tuple(starts[(p, i)][1] for i in range(rules.goal)) for p in (1, 2))
+    return tuple(map(tuple, turn)), first_row, per_pair
+
+
 def block_start(sizes: dict[str, int], name: str) -> int:
     """First row of variant ``name``'s block: the blocks of the variants before it (name order)."""
     return sum(size for other, size in sizes.items() if other < name)

@@ -72,3 +72,47 @@ def ready_to_hold(db, stop) -> bool:
         return False
     db.without_progress_bar()
     return True
+
+
+def built_options(db, game: str) -> dict:
+    """The build options ``game`` was built into ``db``'s file with ({} when not recorded)."""
+    import json
+
+    row = first(db.read("SELECT options_json FROM build_games WHERE game = ?", (game,)))
+    return json.loads(row[0]) if row else {}
+
+
+def rebuild_command(db, game: str, defaults: dict, **changes) -> str:
+    """The command that rebuilds ``game`` into ``db``'s file (the user's own ``--db``, from
+    :func:`dicebase.errors.rebuild_hint`) with ``changes`` and every other option as it was built.
+
+    Options at their default (``defaults``, the game's build options) are left out; ``changes``
+    are always spelled out, each as ``-o GAME.KEY=JSON``.
+    """
+    import json
+    import shlex
+
+    from dicebase.errors import rebuild_hint
+
+    built = built_options(db, game)
+    merged = {**defaults, **{k: v for k, v in built.items() if k in defaults}, **changes}
+    cli = game.replace("_", "-")
+    extra = ["-o " + shlex.quote(f"{cli}.{key}={json.dumps(value, separators=(',', ':'))}")
+             for key, value in merged.items() if key in changes or value != defaults.get(key)]
+    return rebuild_hint(db.location, [cli], force=True, extra=extra)
+
+
+def named(name, built: dict, what: str, *, unknown: str, allowed: str = "text", not_built=None):
+    """``built[name]``: the variant (or rule set) a lookup names.  BadInput when ``name`` is not
+    text (``allowed``: what it may be) or names nothing this database or a build knows
+    (``unknown``: the rest of that message); ``not_built(name)``, when given, is the error for a
+    name a build knows but this database lacks (NotInDatabase naming the command that adds it),
+    or None for an unknown name."""
+    if not isinstance(name, str):
+        raise BadInput(f"{what} must be a name ({allowed}), got {clip(name)}")
+    if name in built:
+        return built[name]
+    missing = None if not_built is None else not_built(name)
+    if missing is not None:
+        raise missing
+    raise BadInput(f"unknown {what} {clip(name)}; {unknown}")

@@ -181,3 +181,24 @@ def load_rows(fetch_arrays, table: str, base: int, total: int, keys: list[str], 
         return HeldRows({name: _column(chunks) for name, chunks in parts.items()})
     except ValueError:
         return None
+
+
+def rolled_ones_positions(rules):
+    """:func:`dicebase.layout.rolled_ones.position` over numpy arrays of keys (p, i, j, k, o), from
+    the layout's tables (:func:`~dicebase.layout.rolled_ones.position_tables`): each key's offset
+    in its variant's block as the build writes it, -1 for a state it does not store."""
+    from dicebase.layout.rolled_ones import position_tables
+
+    turn, first_rows, per_pair = (np.array(table, dtype=np.int64) for table in position_tables(rules))
+    G = rules.goal
+
+    def position(p, i, j, k, o):
+        inside = ((p >= 1) & (p <= 2) & (i >= 0) & (i < G) & (j >= 0) & (j < G) & (k >= 0)
+                  & (k < turn.shape[0]) & (o >= 0) & (o < turn.shape[1]))
+        p, i, j = np.where(inside, p, 1), np.where(inside, i, 0), np.where(inside, j, 0)
+        k, o = np.where(inside, k, 0), np.where(inside, o, 0)
+        n = turn[k, o]
+        fits = inside & (n >= 0) & (n < per_pair[p - 1, i])
+        return np.where(fits, first_rows[p - 1, i] + j * per_pair[p - 1, i] + n, -1)
+
+    return position

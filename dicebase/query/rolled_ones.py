@@ -15,13 +15,15 @@ state are answered:
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from functools import cached_property, partial
 
 from dicebase.layout import rolled_ones as layout
-from dicebase.query.base import BadInput, NotInDatabase, clip, first, ready_to_hold, text_choice, whole_number
+from dicebase.query.base import (
+    BadInput, NotInDatabase, clip, first, named, ready_to_hold, rebuild_command, whole_number,
+)
 from dicebase.query.blocks import Blocks, Found, held_bytes
-from dicebase.rules.rolled_ones import POLICY_NAMES, Rules, reachable_turns
+from dicebase.rules.rolled_ones import DEFAULT_OPTIONS, POLICY_NAMES, Rules, reachable_turns
 
 STATES = layout.STATES.name
 FINAL = layout.FINAL.name
@@ -116,12 +118,7 @@ class Komi:
     fair_p1_win: float
 
     def as_dict(self) -> dict:
-        return {
-            "variant": self.variant,
-            "rows": [{"komi": r.komi, "p1_win": r.p1_win, "p2_win": r.p2_win} for r in self.rows],
-            "fair_komi": self.fair_komi,
-            "fair_p1_win": self.fair_p1_win,
-        }
+        return {**asdict(self), "rows": [asdict(r) for r in self.rows]}
 
 
 @dataclass(frozen=True)
@@ -134,14 +131,7 @@ class Gap:
     seed_gap: float | None  # seed 002 Fig. 2; None for a variant other than 'standard'
 
     def as_dict(self) -> dict:
-        return {
-            "policy": self.policy,
-            "algorithm": self.algorithm,
-            "p1_win": self.p1_win,
-            "p2_win": self.p2_win,
-            "gap": self.gap,
-            "seed_gap": self.seed_gap,
-        }
+        return asdict(self)
 
 
 @dataclass(frozen=True)
@@ -152,7 +142,7 @@ class Advantage:
     advantage: float
 
     def as_dict(self) -> dict:
-        return {"variant": self.variant, "p1_win": self.p1_win, "p2_win": self.p2_win, "advantage": self.advantage}
+        return asdict(self)
 
 
 @dataclass(frozen=True)
@@ -249,17 +239,18 @@ class Queries:
     def variant(self, name: str | None = None) -> Variant:
         """The named variant; without a name 'standard', or the only one built."""
         known = self._variants
-        if name is not None:
-            text_choice(name, "variant")
         if name is None:
             if "standard" in known:
                 return known["standard"]
             if len(known) == 1:
                 return next(iter(known.values()))
             raise BadInput(f"several variants are built; choose one with --variant: {', '.join(known)}")
-        if name not in known:
-            raise BadInput(f"unknown variant {clip(name)}; this database has: {', '.join(known) or 'none'}")
-        return known[name]
+        return named(name, known, "variant", unknown=f"this database has: {', '.join(known) or 'none'}")
+
+    def rebuild_command(self) -> str:
+        """The command that rebuilds Great Rolled Ones into this file (the user's ``--db``) with
+        the options it was built with."""
+        return rebuild_command(self.db, "rolled_ones", DEFAULT_OPTIONS)
 
     # -- validation -------------------------------------------------------
     def state(self, v: Variant, player, score, opponent, turn_total, ones) -> State:
@@ -325,7 +316,7 @@ class Queries:
             if row is not None:
                 row, more = row[:4], tuple(row[4:])
         if row is None:
-            raise NotInDatabase(f"no stored value for {s} in {v.name}; rebuild with: dicebase build rolled-ones --force")
+            raise NotInDatabase(f"no stored value for {s} in {v.name}; rebuild with: {self.rebuild_command()}")
         p_roll, p_hold, best, p_win = row
         value = StateValue(v.name, s, float(p_roll), float(p_hold), best, float(p_win), source, rank(p_roll, p_hold, best))
         return value, more
@@ -390,14 +381,15 @@ class Queries:
             found = self._found(v)
             if found is not None:
                 self.blocks.hold(layout.STATES, (name,), lambda v=v, found=found: held_module.load_rows(
-                    self.db.fetch_arrays, STATES, found.base, found.size, keys, values, _positions_of(v.rules),
+                    self.db.fetch_arrays, STATES, found.base, found.size, keys, values, held_module.rolled_ones_positions(v.rules),
                     stop=stop or (lambda: False)))
         return held_bytes(self.db, STATES)
 
     def _p(self, v: Variant, p, i, j, k, o) -> float:
         row = self._state_row(v, (p, i, j, k, o), "p_win")
         if row is None:
-            raise NotInDatabase(f"no stored value for ({p}, {i}, {j}, {k}, {o}) in {v.name}")
+            raise NotInDatabase(f"no stored value for ({p}, {i}, {j}, {k}, {o}) in {v.name}; "
+                                 f"rebuild with: {self.rebuild_command()}")
         return float(row[0])
 
     # -- aggregates -------------------------------------------------------
@@ -411,7 +403,7 @@ class Queries:
             "SELECT komi, p1_win FROM rolled_ones_fair_komi WHERE variant = ? ORDER BY komi LIMIT 1", (v.name,)
         )
         if not rows or fair is None:
-            raise NotInDatabase(f"no komi rows for {v.name}; rebuild with: dicebase build rolled-ones --force")
+            raise NotInDatabase(f"no komi rows for {v.name}; rebuild with: {self.rebuild_command()}")
         return Komi(v.name, tuple(KomiRow(int(c), float(a), float(b)) for c, a, b in rows), int(fair[0]), float(fair[1]))
 
     def gaps(self, variant: str | None = None) -> list[Gap]:
@@ -434,7 +426,7 @@ class Queries:
             "SELECT p1_win, p2_win, advantage FROM rolled_ones_first_player_advantage WHERE variant = ?", (v.name,)
         )
         if row is None:
-            raise NotInDatabase(f"no seat win rates for {v.name}; rebuild with: dicebase build rolled-ones --force")
+            raise NotInDatabase(f"no seat win rates for {v.name}; rebuild with: {self.rebuild_command()}")
         return Advantage(v.name, *(float(x) for x in row))
 
     # -- human policies ---------------------------------------------------
@@ -485,31 +477,6 @@ class Queries:
             (v.name, pname, limit),
         )
         return [Disagreement(State(*map(int, r[:5])), r[5], r[6], float(r[7]), float(r[8])) for r in rows]
-
-
-def _positions_of(rules: Rules):
-    """:func:`dicebase.layout.rolled_ones.position` over numpy arrays of keys (for ``hold()``):
-    each key's offset in the block as the build writes it, -1 for a state it does not store."""
-    import numpy as np
-
-    order, starts, _size = layout.positions(rules)
-    at_turn = np.full((max(k for k, _o in order) + 1, max(o for _k, o in order) + 1), -1, dtype=np.int64)
-    for (k, o), n in order.items():
-        at_turn[k, o] = n
-    first_rows = np.array([[starts[(p, i)][0] for i in range(rules.goal)] for p in (1, 2)], dtype=np.int64)
-    per_pair = np.array([[starts[(p, i)][1] for i in range(rules.goal)] for p in (1, 2)], dtype=np.int64)
-    G = rules.goal
-
-    def position(p, i, j, k, o):
-        inside = ((p >= 1) & (p <= 2) & (i >= 0) & (i < G) & (j >= 0) & (j < G) & (k >= 0)
-                  & (k < at_turn.shape[0]) & (o >= 0) & (o < at_turn.shape[1]))
-        p, i, j = np.where(inside, p, 1), np.where(inside, i, 0), np.where(inside, j, 0)
-        k, o = np.where(inside, k, 0), np.where(inside, o, 0)
-        n = at_turn[k, o]
-        fits = inside & (n >= 0) & (n < per_pair[p - 1, i])
-        return np.where(fits, first_rows[p - 1, i] + j * per_pair[p - 1, i] + n, -1)
-
-    return position
 
 
 def _whole(value, name: str) -> int:

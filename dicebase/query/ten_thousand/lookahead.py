@@ -55,7 +55,7 @@ class Lookahead:
         exceed = self._stored.exceed_start(rules, min(over), max(over)) if over else {}
         if i not in starts or any(b not in starts for b in banked if b < goal):
             raise NotInDatabase(f"ten_thousand_duel lacks turn-start values of score {j}; rebuild: "
-                                "dicebase build ten-thousand --force")
+                                f"{self.rebuild_command()}")
         values = []
         for (_roll, _keep, p, _used, da, ta, _hd, _dom), b in zip(keeps, banked):
             v = stored.get((k + p, da, ta))
@@ -89,14 +89,13 @@ class Lookahead:
             w = self._stored.turn_starts(rules, goal, j, [i + k])
             if not w:
                 raise NotInDatabase(f"ten_thousand_duel lacks the turn start ({j}, {i + k}); rebuild: "
-                                    "dicebase build ten-thousand --force")
+                                    f"{self.rebuild_command()}")
             return 1 - w[i + k]
         unit, start = self._shape(rules)
         need = i + k - j + unit
         return 1 - self._stored.exceed_start(rules, need, need).get((need, start, 0), 0)
 
-    @staticmethod
-    def _stored_state(key: tuple, p_win, bank: float | None) -> State | None:
+    def _stored_state(self, key: tuple, p_win, bank: float | None) -> State | None:
         """The state of ``key`` when it is a stored roll state (``p_win`` read from its row); None
         for a bank state, which the caller values by the lookahead.  A state that can neither bank
         (``bank`` None) nor was found stored is missing from the file."""
@@ -106,7 +105,7 @@ class Lookahead:
                          else "stored roll state (ten_thousand_duel); bank value from BANK_VALUE_SQL")
         if bank is None:
             raise NotInDatabase(f"state {key} should be a stored roll state but is missing; rebuild: "
-                                "dicebase build ten-thousand --force")
+                                f"{self.rebuild_command()}")
         return None
 
     @staticmethod
@@ -137,7 +136,7 @@ class Lookahead:
             stored = self._stored.pair_rows(rules, goal, i, j, k, k + look.max_points, where)
         if i not in starts or (can_bank and i + k < goal and i + k not in starts):
             raise NotInDatabase(f"ten_thousand_duel lacks turn-start values of score {j}; rebuild: "
-                                "dicebase build ten-thousand --force")
+                                f"{self.rebuild_command()}")
         bank = None
         if can_bank:  # BANK_VALUE_SQL
             bank = 1 - float(starts[i + k]) if i + k < goal else float(self._bank_value(rules, goal, i, j, k))
@@ -155,7 +154,7 @@ class Lookahead:
                 if banked < goal:
                     if banked not in starts:
                         raise NotInDatabase(f"ten_thousand_duel lacks turn-start values of score {j}; rebuild: "
-                                            "dicebase build ten-thousand --force")
+                                            f"{self.rebuild_command()}")
                     v = 1 - starts[banked]
                 else:
                     v = 1 - exceed.get((banked - j + unit, start, 0), 0)

@@ -11,14 +11,17 @@ from __future__ import annotations
 import json
 
 from dicebase.layout.ten_thousand import DUEL, DUEL_LOOKAHEAD_SQL, LAST_TURN_SQL, ROLL_PARTS_SQL, SOLITAIRE_LOOKAHEAD_SQL
-from dicebase.query.base import BadInput, NotInDatabase, clip, first, ready_to_hold, text_choice, whole_number
+from dicebase.query.base import (
+    BadInput, NotInDatabase, built_options, clip, first, named, ready_to_hold, rebuild_command, text_choice,
+    whole_number,
+)
 from dicebase.query.ten_thousand.lookahead import Lookahead
 from dicebase.query.ten_thousand.results import (
     EXPECTED, WIN, Best, Gap, KeepAction, OddsRow, State, Threshold, positional,
 )
 from dicebase.query.blocks import held_bytes
 from dicebase.query.ten_thousand.stored import Stored
-from dicebase.rules.ten_thousand import MAX_POINTS, PRESETS
+from dicebase.rules.ten_thousand import DEFAULT_OPTIONS, MAX_POINTS, PRESETS
 
 
 def _int(value, what: str, allowed: str) -> int:
@@ -42,6 +45,10 @@ def _class_name(n: int, t: int) -> str:
 def _rule_name(rules: str | None, variant: str | None) -> str:
     """The rule set a lookup asks for: ``variant=`` is another name for ``rules=`` (every lookup
     takes a variant name, issue 8); neither means the default preset ``ten-thousand``."""
+    if variant is not None:
+        text_choice(variant, "variant")
+    if rules is not None:
+        text_choice(rules, "rules")
     if variant is not None and rules is not None and variant != rules:
         raise BadInput(f"give the rule set once: rules={clip(rules)} and variant={clip(variant)} differ")
     return variant if variant is not None else ("ten-thousand" if rules is None else rules)
@@ -74,12 +81,6 @@ class Queries(Lookahead):
         rules = _rule_name(rules, variant)
         return self._stored.bounds_in_memory(rules, self.goal(rules))
 
-    @property
-    def _bounds_blocks(self) -> dict:
-        """(rules, goal) -> the bounds block read whole (None: refused); tests/test_lookup_memo.py
-        reads it (use :meth:`bounds_in_memory`)."""
-        return self._stored._bounds_blocks
-
     def holds_solitaire(self, rules: str | None = None, *, variant: str | None = None) -> bool:
         """Whether this connection answers solitaire lookups of a rule set with no query (the
         block read whole from its second solitaire lookup)."""
@@ -97,23 +98,27 @@ class Queries(Lookahead):
         return self._rules
 
     def _rule(self, rules: str) -> dict:
-        text_choice(rules, "rules")
-        built = self.rule_sets()
-        if rules not in built:
-            if rules in PRESETS:
-                raise NotInDatabase(
-                    f"rule set {rules!r} is not built; add it with: dicebase build ten-thousand --force "
-                    f"-o 'ten-thousand.rules=[\"{rules}\"]'"
-                )
-            raise BadInput(f"unknown rule set {rules!r}; built: {', '.join(built)}")
-        return built[rules]
+        return named(rules, self.rule_sets(), "rule set", allowed="text",
+                     unknown=f"built: {', '.join(self.rule_sets())}", not_built=self._rule_set_not_built)
+
+    def _rule_set_not_built(self, rules: str) -> NotInDatabase | None:
+        """A preset this database lacks: the command that adds it (None: not a preset)."""
+        if rules not in PRESETS:
+            return None
+        wanted = [*built_options(self.db, "ten_thousand").get("rules", []), rules]
+        return NotInDatabase(f"rule set {rules!r} is not built; add it with: "
+                             f"{self.rebuild_command(rules=list(dict.fromkeys(wanted)))}")
+
+    def rebuild_command(self, **changes) -> str:
+        """The command that rebuilds 10,000 into this file (the user's ``--db``) with ``changes``
+        and every other option as built."""
+        return rebuild_command(self.db, "ten_thousand", DEFAULT_OPTIONS, **changes)
 
     def classes(self, rules: str | None = None, *,
                 variant: str | None = None) -> dict[tuple[int, int], tuple[float, int | None]]:
         """(dice, triple) -> (farkle chance, smallest turn total reaching it) for a built rule set
         (``rules=`` or ``variant=``: a preset or a variant built from a rules file)."""
         rules = _rule_name(rules, variant)
-        text_choice(rules, "rules")
         if rules not in self._classes:
             try:
                 rows = self.db.fetchall(
@@ -121,7 +126,7 @@ class Queries(Lookahead):
                 )
             except Exception:  # a database built before the table existed (DuckDB and SQLite differ)
                 raise NotInDatabase(
-                    "this database has no ten_thousand_classes table; rebuild it: dicebase build ten-thousand --force"
+                    f"this database has no ten_thousand_classes table; rebuild it: {self.rebuild_command()}"
                 ) from None
             self._classes[rules] = {(int(n), int(t)): (float(p), None if m is None else int(m)) for n, t, p, m in rows}
         return self._classes[rules]
@@ -230,7 +235,7 @@ class Queries(Lookahead):
                     w_ji = self._stored.turn_starts(rules, goal, j, [i]).get(i)
                     if w_ji is None:
                         raise NotInDatabase(f"ten_thousand_duel lacks the turn start ({j}, {i}); rebuild: "
-                                            "dicebase build ten-thousand --force")
+                                            f"{self.rebuild_command()}")
                 else:
                     values, w_ji, _stored = self._duel_values(rules, goal, i, j, k, keeps)
                 farkle_value = 1.0 - w_ji
@@ -257,15 +262,13 @@ class Queries(Lookahead):
     def goal(self, rules: str | None = None, *, variant: str | None = None) -> int:
         """Goal of the stored two-player game of a rule set (``rules=`` or ``variant=``)."""
         rules = _rule_name(rules, variant)
-        text_choice(rules, "rules")
         if rules in self._goals:
             return self._goals[rules]
         row = self.db.fetchone("SELECT MAX(goal) FROM ten_thousand_policy_duel WHERE rules = ?", (rules,))
         if not row or row[0] is None:
-            raise NotInDatabase(
-                f"the two-player game of {rules!r} is not built; add it with: dicebase build ten-thousand "
-                f"--force -o 'ten-thousand.duel_rules=[\"{rules}\"]'"
-            )
+            wanted = [*built_options(self.db, "ten_thousand").get("duel_rules", []), rules]
+            raise NotInDatabase(f"the two-player game of {rules!r} is not built; add it with: "
+                                f"{self.rebuild_command(duel_rules=list(dict.fromkeys(wanted)))}")
         self._goals[rules] = int(row[0])
         return self._goals[rules]
 

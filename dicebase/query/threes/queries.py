@@ -11,18 +11,19 @@ from __future__ import annotations
 
 import json
 import reprlib
-import shlex
 from collections.abc import Iterable, Mapping, Set
 from itertools import accumulate
 from functools import cached_property, partial
 
 from dicebase.layout import threes as layout
-from dicebase.query.base import BadInput, NotInDatabase, _is_boolean, first as _first, is_whole_number
+from dicebase.query.base import (
+    BadInput, NotInDatabase, _is_boolean, first as _first, is_whole_number, named, rebuild_command,
+)
 from dicebase.query.blocks import Blocks, Found
 from dicebase.query.threes.results import (
     EXPECTED, WIN, Action, Best, Built, ChanceRow, ExpectedRow, SeatRow, Variant, rank, rank_many,
 )
-from dicebase.rules.threes import MAX_PLAYERS, TIE_RULES, VARIANTS
+from dicebase.rules.threes import DEFAULT_OPTIONS, MAX_PLAYERS, TIE_RULES, VARIANTS
 
 KNOWN_VARIANTS = tuple(VARIANTS)  # the standard variants, buildable with -o threes.variants
 LAST_PLAYER_NEEDS_TARGET = (
@@ -157,40 +158,23 @@ class Queries:
         return list(self._variants.values())
 
     def variant(self, name: str) -> Variant:
-        if not isinstance(name, str):
-            raise BadInput(f"variant must be a name ({', '.join(KNOWN_VARIANTS)}), got {_show(name)}")
-        known = self._variants
-        if name in known:
-            return known[name]
-        if name in KNOWN_VARIANTS:
-            wanted = [n for n in KNOWN_VARIANTS if n in known or n == name]
-            raise NotInDatabase(
-                f"variant {name!r} is not built into this database (it has {', '.join(known)}); "
-                f"rebuild with: {self.rebuild_command(variants=wanted)}"
-            )
-        raise BadInput(f"unknown variant {_show(name)}; variants: {', '.join(KNOWN_VARIANTS)} "
-                       f"(this database has: {', '.join(known)})")
+        return named(name, self._variants, "variant", allowed=", ".join(KNOWN_VARIANTS),
+                     unknown=f"variants: {', '.join(KNOWN_VARIANTS)} (this database has: {', '.join(self._variants)})",
+                     not_built=self._variant_not_built)
 
-    @cached_property
-    def _options(self) -> dict:
-        row = self.db.fetchone("SELECT options_json FROM build_games WHERE game = ?", ("threes",))
-        return json.loads(row[0]) if row else {}
+    def _variant_not_built(self, name: str) -> NotInDatabase | None:
+        """A standard variant this database lacks: the command that adds it (None: not a standard one)."""
+        if name not in KNOWN_VARIANTS:
+            return None
+        known = self._variants
+        wanted = [n for n in KNOWN_VARIANTS if n in known or n == name]
+        return NotInDatabase(f"variant {name!r} is not built into this database (it has {', '.join(known)}); "
+                             f"rebuild with: {self.rebuild_command(variants=wanted)}")
 
     def rebuild_command(self, **changes) -> str:
-        """The command that rebuilds threes into this file with ``changes`` and every other option as built.
-
-        Options at their default are left out; ``changes`` are always spelled out.
-        """
-        from dicebase.query.database import build_hint
-        from dicebase.rules.threes import DEFAULT_OPTIONS
-
-        merged = {**DEFAULT_OPTIONS, **self._options, **changes}
-        parts = [
-            "-o " + shlex.quote(f"threes.{key}={json.dumps(value, separators=(',', ':'))}")
-            for key, value in merged.items()
-            if key in changes or value != DEFAULT_OPTIONS.get(key)
-        ]
-        return " ".join([build_hint(self.db.location), "threes", "--force", *parts])
+        """The command that rebuilds threes into this file (the user's ``--db``) with ``changes``
+        and every other option as built (options at their default left out)."""
+        return rebuild_command(self.db, "threes", DEFAULT_OPTIONS, **changes)
 
     def _ties(self, variant: Variant, ties: str) -> str:
         if not isinstance(ties, str) or ties not in TIE_RULES:
