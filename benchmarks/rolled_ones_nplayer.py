@@ -10,7 +10,7 @@ kernels are compiled, and cached, by a small warm-up solve outside the timing). 
 (whole solve; the final-round tables; the score-sum levels), score tuples, turn starts (tuples x
 seats), mid-turn states the turn starts stand for (turn starts x reachable (k, o) with k <= the turn
 total bound), turn evaluations per CPU-second, peak resident memory of the process (MB), the result
-arrays' size (MB), tuples with a policy cycle (and how many needed a mixed equilibrium), seat 1's
+arrays' size (MB), the caps (turn-total bound K, score cap C: ``nplayer.rules_for``), tuples with a policy cycle (and how many needed a mixed equilibrium), seat 1's
 win probability and the sha256 (first 12 hex digits) of the turn-start table, which must be the same
 for every thread count.
 """
@@ -40,7 +40,7 @@ def one(players: int, goal: int, threads: int) -> dict:
 
     numba.set_num_threads(threads)
     nplayer.solve(Rules(goal=8, turn_total_bound=16, dice=3, ones_limit=2, faces=4), players)  # compile
-    rules = Rules(goal=goal, turn_total_bound=max(80, goal))
+    rules = nplayer.rules_for(players, goal)  # turn-total bound proven harmless for this many players
     cpu0 = time.process_time()
     t0 = time.perf_counter()
     sol = nplayer.solve(rules, players)
@@ -52,23 +52,24 @@ def one(players: int, goal: int, threads: int) -> dict:
         players=players, threads=threads, goal=goal, seconds=round(wall, 2), cpu=round(cpu, 2),
         finals=s["seconds_final_round"], levels=s["seconds_levels"], tuples=s["tuples"],
         turn_starts=s["turn_starts"], states=s["turn_starts"] * reach,
+        turn_total_bound=s["turn_total_bound"], score_cap=s["score_cap"],
         evals_per_cpu_s=round(s["turn_evaluations"] / max(cpu, 1e-9)),
         peak_mb=round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
         result_mb=round((s["bytes_start"] + s["bytes_finals"]) / 2**20, 1),
         cycles=s["cycle_tuples"], mixed=s["mixed_tuples"],
         p_win=[round(float(x), 6) for x in nplayer.summary(sol)["p_win_seats"]],
         sha=hashlib.sha256(sol.start.tobytes()).hexdigest()[:12],
-        cycle_tuples=[m["scores"] for m in sol.mixed][:10],
+        cycle_tuples=[(m["scores"], m["kind"]) for m in sol.mixed],
     )
 
 
 def table(rows: list[dict]) -> str:
-    head = ("| players | threads | seconds | final round s | levels s | tuples | turn starts | states "
+    head = ("| players | threads | K, C | seconds | final round s | levels s | tuples | turn starts | states "
             "| evals / CPU-s | peak MB | result MB | cycle tuples (mixed) | win by seat | sha256 |")
     out = [head, "|" + "---|" * (head.count("|") - 1)]
     for r in rows:
         out.append(
-            f"| {r['players']} | {r['threads']} | {r['seconds']} | {r['finals']} | {r['levels']} | {r['tuples']:,} "
+            f"| {r['players']} | {r['threads']} | {r['turn_total_bound']}, {r['score_cap']} | {r['seconds']} | {r['finals']} | {r['levels']} | {r['tuples']:,} "
             f"| {r['turn_starts']:,} | {r['states']:,} | {r['evals_per_cpu_s']:,} | {r['peak_mb']} | {r['result_mb']} "
             f"| {r['cycles']} ({r['mixed']}) | {', '.join(f'{p:.4f}' for p in r['p_win'])} | {r['sha']} |"
         )
@@ -99,8 +100,12 @@ def main(argv=None) -> str:
               f"{os.cpu_count()} CPUs; `python benchmarks/rolled_ones_nplayer.py --players {args.players} "
               f"--threads {args.threads} --goal {args.goal}`)\n\n" + table(rows) + "\n")
     for r in rows:
-        if r["cycle_tuples"]:
-            report += f"\n{r['players']} players: cycle tuples (first 10) {r['cycle_tuples']}"
+        if r["cycle_tuples"] and r["threads"] == rows[0]["threads"]:
+            mixed = [s for s, kind in r["cycle_tuples"] if kind == "mixed"]
+            pure = [s for s, kind in r["cycle_tuples"] if kind == "pure"]
+            report += (f"\n{r['players']} players: {len(r['cycle_tuples'])} tuples where policy iteration cycled; "
+                       f"{len(mixed)} without a pure equilibrium (mixed stored), first: {mixed[:12]}; "
+                       f"{len(pure)} with a pure equilibrium found by the search: {pure[:12]}\n")
     print(report)
     if args.out:
         Path(args.out).write_text(report + "\n")

@@ -374,3 +374,14 @@ def test_first_passage_is_p_exceed():
     Q = nplayer.first_passage(rules, 120)
     pex = P_exceed_table(rules, 120)
     assert np.max(np.abs(Q.sum(axis=(2, 3)) - pex[1:, :3])) <= 1e-14
+
+
+def test_four_players_need_a_wider_turn_total_bound():
+    # seed 002's dice at goal 6: a margin of 30 past the goal bites with 4 players; rules_for's 50 does not
+    def solve(margin):
+        return nplayer.solve(Rules(goal=6, turn_total_bound=6 + margin), 4).start
+
+    wide = solve(100)
+    assert np.max(np.abs(solve(30) - wide)) > 1e-7
+    assert np.max(np.abs(nplayer.solve(nplayer.rules_for(4, goal=6), 4).start - wide)) <= 1e-12
+    assert nplayer.rules_for(4).turn_total_bound == 100 and nplayer.rules_for(3).turn_total_bound == 80

@@ -78,6 +78,22 @@ MAX_ITERATIONS = 64
 EQUILIBRIUM_TOLERANCE = 1e-12
 
 
+#: Turn totals kept past the goal (``turn_total_bound - goal``) that raising does not change, by
+#: number of players: measured by solving with larger bounds (identical values, difference 0.0) at
+#: goals 6-50; with 4 and 5 players a margin of 30 is NOT enough (differences of 4e-6 to 2e-5 at
+#: small goals): a seat that ends the normal phase early in a round faces several final turns and
+#: keeps rolling its five dice far past the goal.  (tests/test_rolled_ones_nplayer.py raises them.)
+TURN_TOTAL_MARGIN = {2: 30, 3: 30}
+TURN_TOTAL_MARGIN_MANY = 50
+
+
+def rules_for(players: int, goal: int = 50, **rules) -> Rules:
+    """Seed 002's rules at ``goal`` with a turn-total bound proven harmless for ``players``
+    (:data:`TURN_TOTAL_MARGIN`); the final-round score cap default is then ``goal + bound``."""
+    margin = TURN_TOTAL_MARGIN.get(players, TURN_TOTAL_MARGIN_MANY)
+    return Rules(goal=goal, turn_total_bound=goal + margin, **rules)
+
+
 @dataclass(frozen=True)
 class Spec:
     """What an N-player solve needs besides the rules: the number of players, the final-round
@@ -750,7 +766,7 @@ def summary(sol: Solution) -> dict:
 
 
 __all__ = [
-    "Spec", "Solution", "Finals", "LevelInputs", "ChunkResult", "solve", "solve_finals", "solve_tuples",
+    "Spec", "Solution", "Finals", "rules_for", "TURN_TOTAL_MARGIN", "LevelInputs", "ChunkResult", "solve", "solve_finals", "solve_tuples",
     "level_tuples", "turn_values", "final_turn_values", "final_start", "first_passage", "summary",
     "TIE_TOLERANCE", "EQUILIBRIUM_TOLERANCE",
 ]
