@@ -55,6 +55,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from dicebase.builder.dice import rolls
+from dicebase.layout import threes as layout
 from dicebase.rules.threes import (  # noqa: F401  (MAX_PLAYERS, VARIANTS, sort_roll: part of this module's surface)
     DEFAULT_OPTIONS, GAME, MAX_PLAYERS, TEST_OPTIONS, TIE_RULES, TOL, VARIANTS, Rules, check_options,
     decision_states, sort_roll, validate_options,
@@ -429,15 +430,13 @@ def write_win(ctx, sol: WinSolution) -> None:
     rules = sol.rules
     nb = rules.no_target + 1
     base = {"variant": rules.variant, "ties": sol.ties}
-    states = [(d, f) for d in range(rules.dice + 1) for f in rules.flags(d)]
-    keys = ("players_after", "to_beat", "dice_left", "must_keep_two", "score")
+    keys = layout.WIN.key  # the rows of threes_win in the layout's order (dicebase/layout/threes.py)
     cols: dict[str, list] = {k: [] for k in (*keys, "p_win")}
     pcols: dict[str, list] = {k: [] for k in (*keys, "keeps")}
     for level in sol.levels:
-        for d, f in states:
-            reach = np.asarray(rules.reachable_scores(d), dtype=bool)
+        for d, f, scores in layout.win_classes(rules):
             value = level.value[(d, f)]  # (NB, S_d)
-            b, s = np.nonzero(np.broadcast_to(reach[None, :], value.shape))
+            b, s = np.repeat(np.arange(nb), len(scores)), np.tile(np.asarray(scores, dtype=np.intp), nb)
             fixed = {"players_after": level.m, "dice_left": d, "must_keep_two": f}
             targets = [cols] if d == 0 else [cols, pcols]
             for out in targets:
@@ -448,10 +447,12 @@ def write_win(ctx, sol: WinSolution) -> None:
             cols["p_win"].append(value[b, s])
             if d:
                 pcols["keeps"].append(pack_keeps(level.keep[(d, f)][b, s]))
-    for table, data in (("threes_win", cols), ("threes_win_policy", pcols)):
+    for table, data in ((layout.WIN.name, cols), ("threes_win_policy", pcols)):
         arrays = {k: np.concatenate(v) for k, v in data.items()}
         arrays["must_keep_two"] = arrays["must_keep_two"].astype(bool)
         n = len(arrays["to_beat"])
+        if table == layout.WIN.name:  # every position of the block, once: what the lookups read by position
+            assert n == len(sol.levels) * layout.win_grid(rules)[2], (rules.variant, sol.ties, n)
         arrays.update({k: v for k, v in base.items()})
         ctx.write(table, arrays)
     m_idx, b_idx, x_idx = np.meshgrid(

@@ -17,17 +17,25 @@ WIN = Table("threes_win", ("variant", "ties"), ("players_after", "to_beat", "dic
 
 
 @lru_cache(maxsize=64)
+def win_classes(rules: Rules) -> tuple[tuple[int, bool, tuple[int, ...]], ...]:
+    """The pre-roll classes of one level in the order the block holds them: (dice_left,
+    must_keep_two, the reachable scores in order).  Within a class come every to_beat
+    0..no_target in turn, each with every score of the class: the builder writes this order
+    (dicebase/builder/threes.py), :func:`win_position` reads it."""
+    return tuple((d, bool(f), tuple(s for s, ok in enumerate(rules.reachable_scores(d)) if ok))
+                 for d in range(rules.dice + 1) for f in rules.flags(d))
+
+
+@lru_cache(maxsize=64)
 def win_grid(rules: Rules) -> tuple[dict, dict, int]:
     """((dice_left, must_keep_two) -> (first row within a level, scores per to_beat),
     dice_left -> {score: index among the reachable scores}, rows per level)."""
     nb = rules.no_target + 1
     starts, ranks, at = {}, {}, 0
-    for d in range(rules.dice + 1):
-        scores = [s for s, ok in enumerate(rules.reachable_scores(d)) if ok]
+    for d, f, scores in win_classes(rules):
         ranks[d] = {s: n for n, s in enumerate(scores)}
-        for f in rules.flags(d):
-            starts[(d, bool(f))] = (at, len(scores))
-            at += nb * len(scores)
+        starts[(d, f)] = (at, len(scores))
+        at += nb * len(scores)
     return starts, ranks, at
 
 

@@ -16,10 +16,12 @@ from dicebase.builder.rolled_ones.evaluate import final_turn_agrees
 from dicebase.builder.rolled_ones.policies import POLICIES
 from dicebase.builder.rolled_ones.rules import P_new1s_table, reachable_turns
 from dicebase.builder.rolled_ones.solver import Solution, solve
+from dicebase.layout import rolled_ones as layout
 from dicebase.rules.rolled_ones import (  # noqa: F401  (validate_options, DEFAULT/TEST_OPTIONS: the builder contract)
     DEFAULT_OPTIONS, GAME, POLICY_NAMES, TEST_OPTIONS, Rules, rules_from_options, validate_options, variant_name,
     variants,
 )
+
 
 def stored_mask(rules: Rules) -> np.ndarray:
     """``mask[p - 1, i, j, k, o]``: the states written to ``rolled_ones_states``, as
@@ -126,7 +128,7 @@ def _write(ctx, name: str, rules: Rules, komi_max: int, sol: Solution, values) -
     p_roll = np.where(ahead, 1.0 - np.asarray(rules.p_end)[o], pex)
     p_hold = ahead.astype(float)
     ctx.write(
-        "rolled_ones_p_exceed",
+        layout.FINAL.name,
         {
             "variant": name,
             "delta": delta,
@@ -141,6 +143,8 @@ def _write(ctx, name: str, rules: Rules, komi_max: int, sol: Solution, values) -
     idx = stored_states(rules)
     pp, i, j, k, o = idx
     rows = len(pp)
+    # the lookups read these rows by position (dicebase/layout/rolled_ones.py): one per stored state
+    assert rows == layout.positions(rules)[2], (name, rows)
     p_hold = sol.p_hold[pp, i, j, k]
     p_roll = sol.p_roll[idx]
     columns = {
@@ -159,7 +163,7 @@ def _write(ctx, name: str, rules: Rules, komi_max: int, sol: Solution, values) -
         columns[f"{pname}_action"] = _action(v.roll[idx])
         columns[f"{pname}_p_win_moving"] = v.moving[idx]
         columns[f"{pname}_p_win_waiting"] = v.waiting[idx]
-    ctx.write("rolled_ones_states", columns)
+    ctx.write(layout.STATES.name, columns)
 
     p1 = float(sol.P(1, 0, 0, 0, 0))
     pol = ["optimal", "optimal"] + [n for n in values for _ in (1, 2)]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from dicebase.layout import ten_thousand as layout
 from dicebase.rules.ten_thousand import (
     GAME, DEFAULT_OPTIONS, NO_DICE, TEST_OPTIONS, RuleSet, check_options, duel_goal, turn_states, validate_options,
 )
@@ -105,11 +106,13 @@ def build(ctx, options: dict) -> None:
                 "p_farkle": np.array([tr.p_farkle for tr in transitions(rs)])[live],
                 "min_turn_total": np.array(min_turn_totals(rs), dtype=object)[live],
             })
+            # a dense grid (dicebase/layout/ten_thousand.py): turn totals from the grid's first step, by class
             K1 = sol.bound + 1
-            kk, ss = np.divmod(np.arange(K1 * live.size), live.size)
+            first = layout.GRID_STEP[layout.SOLITAIRE.name][1]
+            kk, ss = np.divmod(np.arange(first * live.size, (first + K1) * live.size), live.size)
             ss = live[ss]
             action = np.where(sol.roll[:K1][:, live].ravel(), "roll", "bank").astype(object)
-            ctx.write("ten_thousand_solitaire", {
+            ctx.write(layout.SOLITAIRE.name, {
                 "rules": name,
                 "turn_total": kk * rs.unit,
                 "dice": dice_of[ss],
@@ -154,17 +157,19 @@ def _write_duel(ctx, rs: RuleSet, duel, goal: int, dice_of, triple_of) -> None:
     keep = duel.roll & ~((duel.k == 0) & (duel.s != 0))
     rows = np.flatnonzero(keep)
     duel.stats["stored_rows"] = int(rows.size)
-    # key order (score, opponent, turn_total, dice, triple), which the solver emits (checked)
-    rank = np.argsort(np.lexsort((triple_of, dice_of))).astype(np.int64)
+    # the layout's order (dicebase/layout/ten_thousand.py): pair after pair, each pair's rows by
+    # their held key (turn total, dice, triple), which the solver emits (checked)
     G = duel.goal
-    key = ((duel.i[rows].astype(np.int64) * G + duel.j[rows]) * 4096 + duel.k[rows]) * 64 + rank[duel.s[rows]]
+    top = (int(duel.k[rows].max(initial=0)) + 1) * layout.KEY_STEP  # above every held key
+    key = ((duel.i[rows].astype(np.int64) * G + duel.j[rows]) * top
+           + layout.held_key(1, duel.k[rows].astype(np.int64), dice_of[duel.s[rows]], triple_of[duel.s[rows]]))
     if not (key[1:] > key[:-1]).all():  # the solver emits key order (a 30M-row sort otherwise)
         rows = rows[np.argsort(key, kind="stable")]
     del key
     for start in range(0, rows.size, CHUNK):
         sel = rows[start : start + CHUNK]
         s = duel.s[sel].astype(np.int64)
-        ctx.write("ten_thousand_duel", {
+        ctx.write(layout.DUEL.name, {
             "rules": name,
             "goal": goal,
             "score": duel.i[sel].astype(np.int64) * u,
@@ -177,7 +182,7 @@ def _write_duel(ctx, rs: RuleSet, duel, goal: int, dice_of, triple_of) -> None:
     last = np.zeros((G, G), dtype=np.int64)
     rolled = rows[dice_of[duel.s[rows]] > 0]  # not the lost turns of NO_DICE (no hot dice, below the minimum)
     np.maximum.at(last, (duel.i[rolled], duel.j[rolled]), duel.k[rolled].astype(np.int64))
-    ii, jj = np.divmod(np.arange(G * G), G)
+    score, opponent = layout.pair_at(u, G, np.arange(G * G))  # the bounds row at each pair position
     # where each pair's rows lie in this (rules, goal)'s block of ten_thousand_duel (written in pair
     # order just above), and its turn-start value: lookups read rows by position (issue 12)
     pair = duel.i[rows].astype(np.int64) * G + duel.j[rows]
@@ -188,11 +193,11 @@ def _write_duel(ctx, rs: RuleSet, duel, goal: int, dice_of, triple_of) -> None:
     p_start[duel.i[start].astype(np.int64) * G + duel.j[start]] = duel.p_win[start]
     if start.size != G * G or np.isnan(p_start).any():
         raise AssertionError("ten_thousand_duel: every pair must store exactly one turn start")
-    ctx.write("ten_thousand_duel_bounds", {
+    ctx.write(layout.BOUNDS.name, {
         "rules": name,
         "goal": goal,
-        "score": ii * u,
-        "opponent": jj * u,
+        "score": score,
+        "opponent": opponent,
         "solved_to": duel.kmax.ravel() * u,
         "last_roll": last.ravel() * u,
         "first_row": first_row,
@@ -204,15 +209,16 @@ def _write_duel(ctx, rs: RuleSet, duel, goal: int, dice_of, triple_of) -> None:
     live = np.flatnonzero(dice_of > 0)  # not NO_DICE: nothing more can be gained there
     S = live.size
     for policy, E in (("optimal", duel.exceed), ("seed004", exceed_table(rs, duel.exceed.shape[0] - 1, keep="max_dice"))):
-        m, ss = np.divmod(np.arange(S, E.shape[0] * S), S)
+        first = layout.GRID_STEP[layout.EXCEED.name][1]  # a dense grid from its first need, by class
+        m, ss = np.divmod(np.arange(first * S, E.shape[0] * S), S)
         ss = live[ss]
-        ctx.write("ten_thousand_exceed", {
+        ctx.write(layout.EXCEED.name, {
             "rules": name,
             "policy": policy,
             "need": m * u,
             "dice": dice_of[ss],
             "triple": triple_of[ss],
-            "p_exceed": E[1:][:, live].ravel(),
+            "p_exceed": E[first:][:, live].ravel(),
         })
     W00 = float(duel.W[0, 0])
     ctx.write("ten_thousand_policy_duel", {

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from dicebase.builder.dice import rolls
-
+from dicebase.layout.ten_thousand import KEEPS, ROLLS
 from dicebase.rules.ten_thousand import (
     CLASS_ORDER, RuleSet, classify, dominated_flags, keep_points, legal_keeps, roll_states,
 )
@@ -94,4 +94,5 @@ def tables(rules: RuleSet) -> dict[str, dict[str, np.ndarray]]:
         out["rules"] = np.full(size, rules.name, dtype=object)
         return out
 
-    return {"ten_thousand_odds": cols(odds), "ten_thousand_rolls": cols(rl), "ten_thousand_keeps": cols(kp)}
+    # ten_thousand_rolls and ten_thousand_keeps: one run of rows per (dice, triple) class (dicebase/layout/ten_thousand.py)
+    return {"ten_thousand_odds": cols(odds), ROLLS.name: cols(rl), KEEPS.name: cols(kp)}
