@@ -299,6 +299,35 @@ def file_error(exc: OSError, path, doing: str = "open") -> DicebaseError:
     return DicebaseError(f"cannot {doing} {name}: {exc.strerror or one_line(exc)}")
 
 
+def output_failed(exc: OSError, destination: str) -> WriteFailed:
+    """A command's output could not be written in full to ``destination`` (a file, or standard
+    output and where it leads): one line naming it.  Exit 1 for a fault of the machine (a full
+    disk, an I/O error, the file size limit), 2 for the user's path (permissions ...)."""
+    code = exc.errno
+    if code in (errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC)):
+        reason, exit_code = "no space left on the device (free some space and run it again)", 1
+    elif code == errno.EFBIG:
+        reason, exit_code = "the file is larger than this process may write (see ulimit -f)", 1
+    elif code == errno.EIO:
+        reason, exit_code = "input/output error on the device", 1
+    else:
+        error = file_error(exc, destination, "write")
+        reason, exit_code = str(error).split(": ", 1)[-1], error.exit_code
+    failed = WriteFailed(f"cannot write the output to {destination}: {reason}; the output is incomplete")
+    failed.exit_code = exit_code
+    return failed
+
+
+def out_of_memory(detail: str, remedy: str = "") -> QueryTooLarge:
+    """The engine ran out of memory: our own line (DuckDB's own text speaks of its in-memory
+    mode, which dicebase never uses), with ``remedy`` when the caller has one."""
+    limit = re.search(r"\(([\d.]+ ?[KMGT]i?B)/([\d.]+ ?[KMGT]i?B) used\)", detail)
+    used = f" ({limit.group(2)} allowed)" if limit else ""
+    return QueryTooLarge(f"the query needs more memory than the ceiling allows{used}"
+                         + (f"; {remedy}" if remedy else "; ask for fewer rows or columns (or open the database with a higher "
+                                           "memory_limit: dicebase.open(PATH, memory_limit='4GB'))"))
+
+
 # -- engine errors ----------------------------------------------------------------------
 
 # DuckDB exception classes (by name: this module imports no engine) that describe the query
@@ -373,7 +402,7 @@ def classify(exc: BaseException, loc) -> DicebaseError:
     if what == "version":
         return other_storage_version(loc, message)
     if what == "memory":
-        return QueryTooLarge(f"the query needs more memory than the ceiling allows ({message})")
+        return out_of_memory(message)
     if what == "refused":
         return ReadOnlyViolation(f"refused: {message}")
     if what == "cannot-open":
