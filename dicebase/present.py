@@ -7,22 +7,26 @@
 - ``serving``, ``open_db`` and ``collected``: how the web server runs a CLI command
   in-process, on its own open database, and receives the command's JSON document
   instead of its printed output;
-- ``db_option``: the ``--db PATH|URL`` option of every command that reads a database.
+- ``db_option``: the ``--db PATH|URL`` option of every command that reads a database;
+- ``WholeWrites``, ``text_output`` and ``write_file``: output that is written in full or
+  reported (a full disk never truncates an answer silently).
 
 Light on purpose (click and the standard library): a CLI lookup imports it.
 """
 
 from __future__ import annotations
 
+import io
 import json
 import math
+import os
 from contextlib import contextmanager, nullcontext
 from contextvars import ContextVar
 from typing import Any, Callable
 
 import click
 
-from dicebase.errors import BadInput, DicebaseError, file_error
+from dicebase.errors import BadInput, DicebaseError, file_error, output_failed
 
 # Set by ``serving`` (the web server runs a command in-process): the open database every
 # command uses instead of opening --db, and the list that receives the JSON document
@@ -161,3 +165,111 @@ def _unusual_jsonable(value: Any) -> Any:
     if hasattr(value, "item"):  # numpy scalar
         return jsonable(value.item())
     return str(value)
+
+
+# -- output written in full, or reported ---------------------------------------------------
+
+class WholeWrites(io.RawIOBase):
+    """A file descriptor that writes every byte it is given or raises.
+
+    Python's buffered files return a short count from ``write`` when the disk fills part-way
+    through a large write, and the text layer above them drops that count: the rest of the
+    output is lost without an error.  Under this raw layer every ``write`` loops until all
+    is written; a failure raises ``WriteFailed`` naming ``destination`` (a closed pipe stays
+    BrokenPipeError).  After a failure, or with ``discard_after_error``, later writes are
+    dropped, so the interpreter's exit-time flush says nothing more.
+    """
+
+    def __init__(self, fd: int, destination: str, *, discard_after_error: bool = False, closefd: bool = False):
+        super().__init__()
+        self._fd = fd
+        self.destination = destination
+        self.failed = False
+        self._discard = discard_after_error
+        self._closefd = closefd
+
+    def writable(self) -> bool:
+        return True
+
+    def fileno(self) -> int:
+        return self._fd
+
+    def isatty(self) -> bool:
+        try:
+            return os.isatty(self._fd)
+        except OSError:
+            return False
+
+    def write(self, data) -> int:
+        view = memoryview(data).cast("B")
+        if self.failed:
+            return len(view)
+        done = 0
+        try:
+            while done < len(view):
+                done += os.write(self._fd, view[done:])
+        except OSError as exc:
+            self.failed = True
+            if self._discard:
+                return len(view)
+            if isinstance(exc, BrokenPipeError):
+                raise
+            raise output_failed(exc, self.destination) from None
+        return done
+
+    def close(self) -> None:
+        if not self.closed and self._closefd:
+            os.close(self._fd)
+        super().close()
+
+
+def text_output(raw: WholeWrites, like=None) -> io.TextIOWrapper:
+    """A text stream over ``raw`` with the encoding, errors and line buffering of ``like``
+    (default UTF-8, strict, block-buffered)."""
+    return io.TextIOWrapper(
+        io.BufferedWriter(raw), encoding=getattr(like, "encoding", None) or "utf-8",
+        errors=getattr(like, "errors", None) or "strict", newline="\n" if like is None else None,
+        line_buffering=bool(getattr(like, "line_buffering", False)),
+    )
+
+
+def stdout_destination(fd: int = 1) -> str:
+    """Where standard output leads, for an error line: its file, or 'standard output (a pipe)'."""
+    try:
+        target = os.readlink(f"/proc/self/fd/{fd}")
+    except OSError:
+        return "standard output"
+    if target.startswith("/"):
+        return f"{target} (standard output)"
+    if target.startswith("pipe:"):
+        return "standard output (a pipe)"
+    if target.startswith("socket:"):
+        return "standard output (a socket)"
+    return "standard output"
+
+
+def write_file(path, data: bytes | str) -> None:
+    """Write ``data`` to a temporary file beside ``path`` and rename it into place: the file is
+    there complete or not at all (a full disk leaves no partial file).  WriteFailed naming
+    ``path`` when it cannot be written."""
+    from pathlib import Path
+
+    path = Path(path)
+    blob = data.encode("utf-8") if isinstance(data, str) else bytes(data)
+    temp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    try:
+        try:
+            fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o666)
+        except OSError as exc:
+            raise output_failed(exc, str(path)) from None
+        with WholeWrites(fd, str(path), closefd=True) as raw:
+            raw.write(blob)
+        try:
+            os.replace(temp, path)
+        except OSError as exc:
+            raise output_failed(exc, str(path)) from None
+    finally:
+        try:
+            os.unlink(temp)
+        except OSError:
+            pass

@@ -107,6 +107,23 @@ def refusing_repeated_options(parser, ctx: click.Context):
     return parser
 
 
+def not_a_folder(folder) -> str:
+    """Why ``folder`` (a path that is not a directory) cannot hold a file: the part of it that is
+    a file, or that it does not exist."""
+    from pathlib import Path
+
+    folder = Path(folder)
+    for part in (folder, *folder.parents):
+        try:
+            if part.is_dir():
+                break
+            if part.exists():
+                return f"{part} is a file, not a directory"
+        except (OSError, ValueError):
+            break
+    return f"no directory {folder}"
+
+
 def emit(data: Any, fmt: str, *, title: str | None = None, columns: list[str] | None = None) -> None:
     """Print ``data`` (a list of row dicts, or one dict) as a table, CSV, TSV, one JSON
     document, JSON lines (one object per row) or a Markdown table.

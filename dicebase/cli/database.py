@@ -108,7 +108,9 @@ def _output_target(output: str, db):
     if target.exists() and target.resolve() == db.location.path.resolve():
         raise BadInput(f"--output {output} is the database being read; choose another file")
     if not target.parent.is_dir():
-        raise BadInput(f"--output {output}: no directory {target.parent}")
+        from dicebase.cli.common import not_a_folder
+
+        raise BadInput(f"--output {output}: {not_a_folder(target.parent)}")
     return target
 
 
@@ -117,11 +119,22 @@ def _emit_to_file(target, records: list[dict], fmt: str, names: list[str]) -> No
     import contextlib
     import os
 
+    from dicebase.errors import output_failed
+    from dicebase.present import WholeWrites, text_output
+
     temp = target.with_name(f".{target.name}.tmp-{os.getpid()}")
     try:
-        with open(temp, "w", encoding="utf-8", newline="") as handle, contextlib.redirect_stdout(handle):
+        try:
+            fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o666)
+        except OSError as exc:
+            raise output_failed(exc, str(target)) from None
+        # every byte written or WriteFailed naming the file (a full disk never leaves a short file)
+        with text_output(WholeWrites(fd, str(target), closefd=True)) as handle, contextlib.redirect_stdout(handle):
             emit(records, fmt, columns=names)
-        os.replace(temp, target)
+        try:
+            os.replace(temp, target)
+        except OSError as exc:
+            raise output_failed(exc, str(target)) from None
     finally:
         temp.unlink(missing_ok=True)
 

@@ -7,6 +7,7 @@ import sys
 
 import click
 
+from dicebase.errors import DicebaseError
 from dicebase.present import error_line
 
 
@@ -21,33 +22,81 @@ def run(group: click.Group, argv: list[str] | None = None) -> None:
     import os
 
     args = sys.argv[1:] if argv is None else list(argv)
+    restore = _checked_streams()
     try:
-        # make_context/invoke rather than group.main: click's main turns Ctrl-C
-        # into Abort after printing a stray newline; here every exception
-        # reaches the one-line handlers below.
-        with group.make_context("dicebase", args) as ctx:
-            group.invoke(ctx)
-        _flush_stdout()
-        code = 0
-    except BrokenPipeError:  # the reader of stdout went away (| head): not an error
-        _quiet_broken_pipe()
-        code = 0
-    except click.exceptions.Exit as exc:  # --help, --version
-        code = exc.exit_code
-    except click.exceptions.NoArgsIsHelpError as exc:  # `dicebase` or `dicebase threes` alone
-        _echo_or_quit(exc.ctx.get_help())
-        code = 0
-    except (KeyboardInterrupt, Exception) as exc:
-        line = error_line(exc)
-        if line is None:
-            if os.environ.get("DICEBASE_DEBUG"):
-                raise
-            line = (f"internal error ({type(exc).__name__}: {exc}); please report it with the command you ran "
-                    "(DICEBASE_DEBUG=1 shows the traceback)", 1)
-        _fail(*line)
-    if argv is None and _reads_only(args):
-        _exit_now(code)
-    sys.exit(code)
+        try:
+            try:
+                # make_context/invoke rather than group.main: click's main turns Ctrl-C
+                # into Abort after printing a stray newline; here every exception
+                # reaches the one-line handlers below.
+                with group.make_context("dicebase", args) as ctx:
+                    group.invoke(ctx)
+                code = 0
+            except click.exceptions.Exit as exc:  # --help, --version
+                code = exc.exit_code
+            except click.exceptions.NoArgsIsHelpError as exc:  # `dicebase` or `dicebase threes` alone
+                click.echo(exc.ctx.get_help())
+                code = 0
+            _flush_stdout()  # the one place every command's output is known to be complete, or reported
+        except BrokenPipeError:  # the reader of stdout went away (| head): not an error
+            _quiet_broken_pipe()
+            code = 0
+        except (KeyboardInterrupt, Exception) as exc:
+            line = error_line(exc)
+            if line is None:
+                if os.environ.get("DICEBASE_DEBUG"):
+                    raise
+                line = (f"internal error ({type(exc).__name__}: {exc}); please report it with the command you ran "
+                        "(DICEBASE_DEBUG=1 shows the traceback)", 1)
+            _fail(*line)
+        if argv is None and _reads_only(args):
+            _exit_now(code)
+        sys.exit(code)
+    finally:
+        restore()
+
+
+def _checked_streams():
+    """Put standard output and standard error of this process behind ``WholeWrites``; returns
+    the function that puts the originals back.
+
+    Standard output: every byte is written or the command fails with one line naming where
+    the output went (Python's own buffered stdout loses the rest of a large write on a full
+    disk, and its exit-time flush error is dropped).  Standard error carries progress and the
+    error line: a closed or full one is not the job's failure, so its writes are dropped from
+    the first failure on and the command carries on (``build ... 2>&1 | head -1`` finishes the
+    build).  Only the process's own streams are replaced (not a test's captured ones).
+    """
+    from dicebase.present import WholeWrites, stdout_destination, text_output
+
+    originals = sys.stdout, sys.stderr
+    replaced = []
+    for name, fd in (("stdout", 1), ("stderr", 2)):
+        stream = getattr(sys, name)
+        if stream is None or stream is not getattr(sys, f"__{name}__"):
+            continue
+        try:
+            if stream.fileno() != fd:
+                continue
+            stream.flush()
+        except (OSError, ValueError, AttributeError):
+            continue
+        if name == "stdout":
+            raw = WholeWrites(fd, stdout_destination(fd))
+        else:
+            raw = WholeWrites(fd, "standard error", discard_after_error=True)
+        setattr(sys, name, text_output(raw, like=stream))
+        replaced.append(name)
+
+    def restore() -> None:
+        for name in replaced:
+            try:
+                getattr(sys, name).flush()
+            except (OSError, ValueError, DicebaseError):
+                pass
+        sys.stdout, sys.stderr = originals
+
+    return restore
 
 
 #: Commands that only read: once their output is written this process has nothing left to do.
@@ -72,7 +121,7 @@ def _exit_now(code: int) -> None:
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()
-        except (OSError, ValueError):  # a closed pipe (already reported) or a closed stream
+        except (OSError, ValueError, DicebaseError):  # a closed pipe or full disk (already reported), a closed stream
             pass
     os._exit(code)
 
@@ -93,14 +142,6 @@ def _quiet_broken_pipe() -> None:
         pass
 
 
-def _echo_or_quit(text: str) -> None:
-    try:
-        click.echo(text)
-        _flush_stdout()
-    except BrokenPipeError:
-        _quiet_broken_pipe()
-
-
 def _fail(message: str, code: int) -> None:
     import re
 
@@ -109,6 +150,10 @@ def _fail(message: str, code: int) -> None:
                   " ".join(str(message).split()))
     if len(line) > 1000:
         line = line[:1000] + "..."
+    try:  # what the command wrote before it failed goes out first (or is dropped if it cannot)
+        sys.stdout.flush()
+    except (OSError, ValueError, DicebaseError):
+        pass
     try:
         click.echo(f"Error: {line}", err=True)
     except (BrokenPipeError, OSError):
