@@ -276,8 +276,7 @@ def solve_finals(spec: Spec, workers: int | None = None) -> Finals:
 def final_start(spec: Spec, finals: Finals, j: int, X: int, later: tuple[int, ...]) -> np.ndarray:
     """``Phi_j(X; later)`` for seat ``j`` (0-based, ``1 <= j < N``) starting its final turn with bar
     ``X >= G``; ``later`` = the scores of seats ``j .. N-1``.  Roles ``[leader, j, .., N-1]``.
-    Within the stored bars it is read from the table; beyond, rebuilt from ``fa``/``fc``/``q``
-    (the same sums as the kernel)."""
+    Read from the table (bars ``G .. bar_ranges[j]``; a bar beyond cannot occur under the caps)."""
     G = spec.rules.goal
     r = 0
     for s in later:
