@@ -27,7 +27,7 @@ from typing import Iterator
 import numpy as np
 
 from dicebase.builder.store import Writer, check_storage_version, sql_literal
-from dicebase.errors import BadInput, clip
+from dicebase.errors import BadInput, clip, damaged, kind, one_line, shorten
 from dicebase.schema import CORE, catalogue, game_tables, game_views
 
 CHUNK_ROWS = 1_000_000
@@ -139,7 +139,7 @@ def export(
     (default: the build's, readable by DuckDB 1.1 and later).  Raises
     BadInput for a bad request and WriteFailed when the output cannot be written.
     """
-    from dicebase.builder.target import remove_leftovers, target_lock, write_error
+    from dicebase.builder.target import make_parent, real_path, remove_leftovers, target_lock, write_error
 
     if fmt not in FORMATS:
         raise BadInput(f"unknown export format {clip(fmt)}; use {', '.join(FORMATS)}")
@@ -152,12 +152,12 @@ def export(
             raise BadInput(str(exc)) from None
     if not isinstance(out, (str, os.PathLike)) or not os.fspath(out) or "\x00" in os.fspath(out):
         raise BadInput(f"--out must be a file or directory path, got {clip(out)}")
-    out_path = Path(out)
+    out_path = real_path(Path(out))  # through a symbolic link: replace what it points to, keep the link
     try:
         _check_target(db, fmt, out_path, force)
-        out_path.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise write_error(exc, out_path) from None
+    make_parent(out_path)
     games = db.games()
     rels = relations(games)
     with target_lock(out_path, quiet=quiet):
@@ -190,12 +190,12 @@ def _export_locked(db, fmt: str, out_path: Path, games: list[str], rels: list, q
                     os.replace(out_path, old)
                 os.replace(temp, out_path)
                 shutil.rmtree(old, ignore_errors=True)
-        except (OSError, sqlite3.Error) as exc:
-            raise write_error(exc, out_path) from None
         except Exception as exc:
-            if not is_engine_io_error(exc):
-                raise
-            raise write_error(exc, out_path) from None
+            if _source_damaged(exc):  # a read of the database, not a write, failed: say so
+                raise damaged(db.location, shorten(one_line(exc), 160), db.games()) from None
+            if isinstance(exc, (OSError, sqlite3.Error)) or is_engine_io_error(exc):
+                raise write_error(exc, out_path) from None
+            raise
     finally:
         try:
             if temp.is_dir():
@@ -205,6 +205,12 @@ def _export_locked(db, fmt: str, out_path: Path, games: list[str], rels: list, q
                 temp.with_name(temp.name + ".wal").unlink(missing_ok=True)
         except OSError:
             pass
+
+
+def _source_damaged(exc: BaseException) -> bool:
+    """An engine error saying the database being read is corrupt (the file being written is new
+    and ours: a checksum or malformed-page error comes from the source)."""
+    return kind(exc) == "damaged"
 
 
 def _progress(items: list, fmt: str, quiet: bool):

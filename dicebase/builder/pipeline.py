@@ -33,6 +33,8 @@ from dicebase.builder.target import (  # noqa: F401  (BuildLocked, remove_leftov
     BuildError,
     BuildLocked,
     is_engine_io_error,
+    make_parent,
+    real_path,
     remove_leftovers,
     target_lock,
     write_error,
@@ -151,12 +153,16 @@ def build(
 
     threads = _solver_threads(threads)
 
+    # through a symbolic link: write (and lock) the file it points to, and keep the link
+    real = real_path(loc.path)
+    if real != loc.path:
+        loc = Location(real, loc.store)
     try:
         if loc.path.is_dir():
             raise BuildError(f"{loc.path} is a directory; give a database file path, e.g. {loc.path / 'dicebase.duckdb'}")
-        loc.path.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise write_error(exc, loc.path) from None
+    make_parent(loc.path)
     with target_lock(loc.path, wait=wait, quiet=quiet):
         remove_leftovers(loc.path)
         return _build_locked(loc, names, game_options, force, quiet, storage_version, threads)

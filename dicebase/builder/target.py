@@ -9,13 +9,14 @@ neither loses the other's games.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import shutil
 import sys
 from pathlib import Path
 from typing import Iterator
 
-from dicebase.errors import DatabaseLocked, DicebaseError, WriteFailed, file_error
+from dicebase.errors import BadInput, DatabaseLocked, DicebaseError, WriteFailed, file_error
 
 
 class BuildError(DicebaseError):
@@ -88,6 +89,7 @@ def target_lock(target: Path, *, wait: bool = True, quiet: bool = False) -> Iter
         os.ftruncate(fd, 0)
         os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
 
+    _check_lock_file(lock_path, target)
     lock = FileLock(lock_path, on_acquired=record_holder, fallback_to_soft=False)
     try:
         try:
@@ -111,6 +113,56 @@ def target_lock(target: Path, *, wait: bool = True, quiet: bool = False) -> Iter
         lock.release()
 
 
+def _check_lock_file(lock_path: Path, target: Path) -> None:
+    """Open (creating it if need be) the lock file once, so that a lock file that cannot be made
+    at all is said at once (exit 2) and not taken for another process's lock, waited for forever."""
+    try:
+        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError as exc:
+        raise lock_unavailable(exc, lock_path, target) from None
+    os.close(fd)
+
+
+def lock_unavailable(exc: OSError, lock_path: Path, target: Path) -> BuildError:
+    """The lock file beside ``target`` cannot be created: not another process, a path to change."""
+    reason = str(file_error(exc, lock_path, "create")).split(": ", 1)[-1]
+    if exc.errno in (errno.ENOENT, errno.ENOTDIR) and lock_path.parent.is_dir():
+        reason = "this directory does not allow new files"
+    return BuildError(
+        f"cannot create the lock file {lock_path} ({reason}); {target} needs a writable directory "
+        "(its lock and temporary file go beside it): give another path"
+    )
+
+
+def make_parent(path: Path) -> None:
+    """Create the directory of ``path`` (and its parents); BadInput naming a part of it that is
+    a file (instead of the system's bare 'File exists'), write_error otherwise."""
+    parent = path.parent
+    for part in (parent, *parent.parents):
+        try:
+            if part.is_dir():
+                break
+            if part.exists() or part.is_symlink():
+                raise BadInput(f"cannot write {path}: {part} is a file, not a directory")
+        except OSError:
+            break
+    try:
+        parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise write_error(exc, path) from None
+
+
+def real_path(path: Path) -> Path:
+    """``path`` with its symbolic links followed: a build or export through a link writes the file
+    the link points to (the link stays a link) and locks that file, as a build of the real path does."""
+    try:
+        if os.path.realpath(path) != os.path.abspath(path):
+            return Path(os.path.realpath(path))
+    except (OSError, ValueError):
+        pass
+    return path
+
+
 def _lock_holder(lock_path: Path) -> str:
     try:
         text = lock_path.read_text().strip()
@@ -123,20 +175,33 @@ def write_error(exc: BaseException, path: Path) -> DicebaseError:
     """A failure to write a build or export as one line; the old file is unchanged."""
     if isinstance(exc, OSError):
         error = file_error(exc, path, "write")
+        full = exc.errno == errno.ENOSPC
     else:
         message = " ".join(str(exc).split())
         low = message.lower()
         full = "full" in low or "no space" in low or "async write failed" in low
+        if not full and "invalidated" in low:  # DuckDB after a failed write: the first error said why
+            message = "the engine stopped after a failed write (is the disk full?)"
         error = WriteFailed(f"cannot write {path}: {'no space left on the device' if full else message[:200]}")
         if full:
             error.exit_code = 1
-    failed = WriteFailed(f"{error}; the old file, if any, is unchanged")
+    remedy = " (free some space there and run it again)" if full else ""
+    failed = WriteFailed(f"{error}{remedy}; the old file, if any, is unchanged")
     failed.exit_code = error.exit_code
     return failed
 
 
+#: Words of a DuckDB error (of any class: a full disk at commit is a TransactionException, at a
+#: checkpoint a FatalException, afterwards "database has been invalidated") that say a write failed.
+_WRITE_FAILURE_WORDS = ("no space left", "could not write", "failed to commit", "checkpoint failed",
+                        "invalidated", "disk is full", "could not truncate", "could not fsync")
+
+
 def is_engine_io_error(exc: BaseException) -> bool:
     """A DuckDB error from writing the file (disk full, I/O), as opposed to a bug in a solver."""
-    return type(exc).__module__.startswith(("duckdb", "_duckdb")) and type(exc).__name__ in (
-        "IOException", "OutOfMemoryException", "FatalException", "PermissionException",
-    )
+    if not type(exc).__module__.startswith(("duckdb", "_duckdb")):
+        return False
+    if type(exc).__name__ in ("IOException", "OutOfMemoryException", "FatalException", "PermissionException"):
+        return True
+    low = " ".join(str(exc).split()).lower()
+    return any(words in low for words in _WRITE_FAILURE_WORDS)
