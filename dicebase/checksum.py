@@ -1,4 +1,6 @@
-"""Table checksums: the formula ``build_tables.checksum`` holds, and ``dicebase verify`` recomputes.
+"""Checksums of everything a build writes: the table formula ``build_tables.checksum`` holds, the
+metadata and view checksums ``build_info`` holds (at the end of this module), and what
+``dicebase verify`` recomputes.
 
 The checksum of a table is computed from what is stored, so anyone can
 recompute it with plain duckdb or sqlite3 and hashlib:
@@ -294,3 +296,132 @@ def _update(digest, values, kind: str, rows: int) -> None:
     for _ in range(rows // HASH_BLOCK):
         digest.update(block)
     digest.update(one * (rows % HASH_BLOCK))
+
+
+# -- the whole file: metadata tables, view definitions (issue 25) -------------------------------
+#
+# Game tables have their checksums in build_tables.  Everything else the build writes has its
+# checksum in build_info, under keys starting with CHECKSUM_PREFIX, computed last (after every
+# other row of the file is written):
+#
+# - ``checksum:table:<name>`` for each metadata table in METADATA_TABLES: the table formula above.
+#   For build_info itself the formula covers its rows but the checksum rows and STORE_FACTS
+#   (which an export between stores rewrites), i.e. the rows of
+#   ``SELECT key, value FROM build_info WHERE key NOT LIKE 'checksum:%' AND key NOT IN
+#   ('store', 'duckdb_storage_version') ORDER BY key``.
+# - ``checksum:view:<name>`` for each view: the hex sha256 of the view's definition (the SELECT
+#   after ``CREATE VIEW <name> AS``, in the store's own catalogue) as DuckDB renders it, i.e. in
+#   DuckDB SQL ``sha256(json_deserialize_sql(json_serialize_sql('<select>')))``: one normal form
+#   on both stores (DuckDB keeps a view as a parse tree, SQLite as the text written).
+# - ``checksum:checksums``: the hex sha256 of ``<key>=<value>;`` for every other checksum row,
+#   in key order (``SELECT sha256(string_agg(key || '=' || value || ';', '' ORDER BY key)) FROM
+#   build_info WHERE key LIKE 'checksum:%' AND key <> 'checksum:checksums'``), so that a
+#   removed checksum row is noticed.
+
+CHECKSUM_PREFIX = "checksum:"
+TABLE_KEY = CHECKSUM_PREFIX + "table:"
+VIEW_KEY = CHECKSUM_PREFIX + "view:"
+CHECKSUMS_KEY = CHECKSUM_PREFIX + "checksums"
+#: build_info facts an export between stores rewrites: outside build_info's checksum.
+STORE_FACTS = ("store", "duckdb_storage_version")
+#: The metadata tables whose checksums build_info holds (game tables: build_tables).
+METADATA_TABLES = ("build_info", "build_games", "build_variants", "build_steps", "build_tables",
+                   "schema_tables", "schema_columns")
+BUILD_INFO_ROWS = (
+    "SELECT key, value FROM build_info WHERE key NOT LIKE 'checksum:%' "
+    "AND key NOT IN ('store', 'duckdb_storage_version') ORDER BY key"
+)
+_VIEW_TEXT = None
+
+
+def build_info_checksum(con) -> str:
+    """build_info's checksum: the table formula over its rows less the checksum rows and STORE_FACTS."""
+    rows = con.execute(BUILD_INFO_ROWS).fetchall()
+    return table_checksum(lambda name: [[row[0 if name == "key" else 1] for row in rows]],
+                          [("key", "VARCHAR"), ("value", "VARCHAR")])
+
+
+def metadata_table_checksum(con, store: str, table: str, columns: list[tuple[str, str, bool]]) -> str:
+    """The recorded checksum of a metadata table (build_info's own rule included)."""
+    if table == "build_info":
+        return build_info_checksum(con)
+    return stored_table_checksum(con, store, table, columns)
+
+
+def view_parts(create_sql: str) -> tuple[str, str]:
+    """(column list, SELECT) of a ``CREATE VIEW name [(columns)] AS SELECT ...`` statement; the
+    column list is '' when it has none, else its names with spaces removed (ValueError when the
+    text is not a CREATE VIEW statement)."""
+    import re
+
+    match = re.match(
+        r"\s*CREATE\s+(?:OR\s+REPLACE\s+)?(?:TEMP(?:ORARY)?\s+)?VIEW\s+(?:IF\s+NOT\s+EXISTS\s+)?"
+        r"(?:\"(?:[^\"]|\"\")*\"|[\w.]+)\s*(\([^)]*\))?\s*AS\s+(.*?)[\s;]*$",
+        create_sql if isinstance(create_sql, str) else "", re.S | re.I,
+    )
+    if match is None:
+        raise ValueError("its definition is not a CREATE VIEW statement")
+    columns, select = match.groups()
+    return "".join((columns or "").split()), select
+
+
+def view_definition(create_sql: str) -> str:
+    """The normal form of a view's definition: its SELECT as DuckDB renders it, after the column
+    list in parentheses when the view has one (ValueError when DuckDB cannot parse it, or lacks
+    its json functions)."""
+    global _VIEW_TEXT
+    import threading
+
+    columns, select = view_parts(create_sql)
+    if _VIEW_TEXT is None:
+        import duckdb
+
+        con = duckdb.connect(":memory:", config={"enable_external_access": False})
+        _VIEW_TEXT = (con, threading.Lock())
+    con, lock = _VIEW_TEXT
+    try:
+        with lock:
+            (text,) = con.execute("SELECT json_deserialize_sql(json_serialize_sql(?))", [select]).fetchone()
+    except Exception as exc:  # the engine's parser error, or no json extension
+        raise ValueError(f"DuckDB cannot parse its definition ({str(exc).splitlines()[0][:200]})") from None
+    return f"{columns} {text}" if columns else text
+
+
+def view_checksum(create_sql: str) -> str:
+    """``checksum:view:<name>``'s value for a view created by ``create_sql``."""
+    return hashlib.sha256(view_definition(create_sql).encode()).hexdigest()
+
+
+def checksums_checksum(rows: dict[str, str]) -> str:
+    """``checksum:checksums``: over every other checksum row (key -> value), in key order."""
+    text = "".join(f"{key}={value};" for key, value in sorted(rows.items()) if key != CHECKSUMS_KEY)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def relations_in(con, store: str) -> dict[str, tuple[str, str | None]]:
+    """Every table and view of the file's main schema: name -> (kind, CREATE text of a view)."""
+    if store == "sqlite":
+        rows = con.execute(
+            "SELECT name, type, sql FROM sqlite_master WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'"
+        ).fetchall()
+    else:
+        rows = con.execute(
+            "SELECT table_name, 'table', NULL FROM duckdb_tables() "
+            "WHERE database_name = current_database() AND schema_name = 'main' AND NOT internal AND NOT temporary "
+            "UNION ALL SELECT view_name, 'view', sql FROM duckdb_views() "
+            "WHERE database_name = current_database() AND schema_name = 'main' AND NOT internal AND NOT temporary"
+        ).fetchall()
+    return {name: (kind, sql) for name, kind, sql in rows}
+
+
+def file_checksums(con, store: str, metadata_columns: dict[str, list[tuple[str, str, bool]]]) -> dict[str, str]:
+    """The checksum rows a build records in build_info (every other row of the file written):
+    each metadata table of ``metadata_columns`` (name -> (column, SQL type, is_key)), each view
+    of the file, and the checksum of those."""
+    rows = {TABLE_KEY + table: metadata_table_checksum(con, store, table, columns)
+            for table, columns in metadata_columns.items()}
+    for name, (kind, sql) in relations_in(con, store).items():
+        if kind == "view":
+            rows[VIEW_KEY + name] = view_checksum(sql)
+    rows[CHECKSUMS_KEY] = checksums_checksum(rows)
+    return rows

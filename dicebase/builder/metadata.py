@@ -1,5 +1,6 @@
 """The metadata a build writes beside the games' tables: the catalogue of every table, view
-and column (``schema_tables``, ``schema_columns``) and the facts of the build (``build_info``)."""
+and column (``schema_tables``, ``schema_columns``), the facts of the build (``build_info``) and,
+last, the checksums of those tables and of every view (``record_checksums``)."""
 
 from __future__ import annotations
 
@@ -69,3 +70,16 @@ def write_build_info(
         facts["duckdb_storage_version"] = storage_version
     writer.execute("DELETE FROM build_info")
     writer.insert_rows("build_info", ["key", "value"], sorted(facts.items()))
+    record_checksums(writer)
+
+
+def record_checksums(writer: Writer) -> None:
+    """The last rows of a build: the checksums of the metadata tables and of every view's
+    definition, as ``checksum:...`` rows of build_info (``dicebase.checksum``; the game tables'
+    are in build_tables); ``dicebase verify`` compares them."""
+    from dicebase.checksum import CHECKSUM_PREFIX, METADATA_TABLES, file_checksums
+
+    writer.execute(f"DELETE FROM build_info WHERE key LIKE '{CHECKSUM_PREFIX}%'")
+    tables = {t.name: column_spec(t) for t in game_tables(CORE)}
+    rows = file_checksums(writer.con, writer.store, {name: tables[name] for name in METADATA_TABLES})
+    writer.insert_rows("build_info", ["key", "value"], sorted(rows.items()))
