@@ -10,8 +10,9 @@ kernels are compiled, and cached, by a small warm-up solve outside the timing). 
 (whole solve; the final-round tables; the score-sum levels), score tuples, turn starts (tuples x
 seats), mid-turn states the turn starts stand for (turn starts x reachable (k, o) with k <= the turn
 total bound), turn evaluations per CPU-second, peak resident memory of the process (MB), the result
-arrays' size (MB), the caps (turn-total bound K, score cap C: ``nplayer.rules_for``), tuples with a policy cycle (and how many needed a mixed equilibrium), seat 1's
-win probability and the sha256 (first 12 hex digits) of the turn-start table, which must be the same
+arrays' size (MB), the caps (turn-total bound K, score cap C: ``nplayer.rules_for``), tuples with a
+policy cycle (and how many needed a mixed equilibrium), each seat's
+win probability at the start and the sha256 (first 12 hex digits) of the turn-start table, which must be the same
 for every thread count.
 """
 
@@ -57,6 +58,8 @@ def one(players: int, goal: int, threads: int) -> dict:
         peak_mb=round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
         result_mb=round((s["bytes_start"] + s["bytes_finals"]) / 2**20, 1),
         cycles=s["cycle_tuples"], mixed=s["mixed_tuples"],
+        randomising_seats={n: sum(1 for m in sol.mixed if m["kind"] == "mixed" and len(m["randomising"]) == n)
+                           for n in range(1, players + 1)},
         p_win=[round(float(x), 6) for x in nplayer.summary(sol)["p_win_seats"]],
         sha=hashlib.sha256(sol.start.tobytes()).hexdigest()[:12],
         cycle_tuples=[(m["scores"], m["kind"]) for m in sol.mixed],
@@ -69,7 +72,8 @@ def table(rows: list[dict]) -> str:
     out = [head, "|" + "---|" * (head.count("|") - 1)]
     for r in rows:
         out.append(
-            f"| {r['players']} | {r['threads']} | {r['turn_total_bound']}, {r['score_cap']} | {r['seconds']} | {r['finals']} | {r['levels']} | {r['tuples']:,} "
+            f"| {r['players']} | {r['threads']} | {r['turn_total_bound']}, {r['score_cap']} | {r['seconds']} "
+            f"| {r['finals']} | {r['levels']} | {r['tuples']:,} "
             f"| {r['turn_starts']:,} | {r['states']:,} | {r['evals_per_cpu_s']:,} | {r['peak_mb']} | {r['result_mb']} "
             f"| {r['cycles']} ({r['mixed']}) | {', '.join(f'{p:.4f}' for p in r['p_win'])} | {r['sha']} |"
         )
@@ -104,7 +108,8 @@ def main(argv=None) -> str:
             mixed = [s for s, kind in r["cycle_tuples"] if kind == "mixed"]
             pure = [s for s, kind in r["cycle_tuples"] if kind == "pure"]
             report += (f"\n{r['players']} players: {len(r['cycle_tuples'])} tuples where policy iteration cycled; "
-                       f"{len(mixed)} without a pure equilibrium (mixed stored), first: {mixed[:12]}; "
+                       f"{len(mixed)} without a pure equilibrium (mixed stored; tuples by number of randomising "
+                       f"seats {r['randomising_seats']}), first: {mixed[:12]}; "
                        f"{len(pure)} with a pure equilibrium found by the search: {pure[:12]}\n")
     print(report)
     if args.out:

@@ -253,7 +253,8 @@ def test_tie_break_holds():
     assert not dec[1:][reach[1:]].any()  # a tie (within 1e-12): hold
     assert dec[0, 0]  # never hold at turn total 0
     # a bust now worth 1e-10 more to the mover: rolling beats holding by more than the tolerance
-    kern.turn_dp(m, v[m] + 1e-10, N, K, D, L, nplayer.TIE_TOLERANCE, reach, out.p, out.gain, out.o_next, out.n, out.p_end,
+    kern.turn_dp(m, v[m] + 1e-10, N, K, D, L, nplayer.TIE_TOLERANCE, reach, out.p, out.gain, out.o_next, out.n,
+                 out.p_end,
                  H, A, c, dec, ivl)
     assert dec[1:K + 1][reach[1:]].all()
 
@@ -264,28 +265,45 @@ def cycling():
     return nplayer.solve(CYCLING, 3), nplayer.solve(CYCLING, 3, selection="cycle-start")
 
 
+def _check_equilibrium(sol, s):
+    """At tuple ``s``: every randomising seat is indifferent at its decision (roll and hold within 1e-12
+    for it), the turn values from the stored turn starts reproduce them, and every seat's every decision
+    is a best response (its value is at least that of rolling and of holding, within 1e-12)."""
+    mixing = sol.mixing()
+    N = sol.spec.players
+    for m in range(N):
+        tv = sol.turn_values(s, m)
+        for k, o, q in mixing.get((s, m), []):
+            assert 0.0 < q < 1.0 and tv["roll"][k, o] == q
+            assert abs(tv["p_roll"][k, o, m] - tv["p_hold"][k, m]) <= 1e-12
+        assert np.max(np.abs(tv["p_win"][0, 0] - sol.start_at(s)[m])) <= 1e-12
+        hold = np.where(np.arange(len(tv["p_hold"]))[:, None] > 0, np.nan_to_num(tv["p_hold"][:, m], nan=-1.0)[:, None],
+                        -1.0)
+        best = np.maximum(tv["p_roll"][:, :, m], hold)
+        assert np.all(tv["p_win"][:, :, m] >= best - 1e-12)
+
+
 def test_cycle_is_detected_and_mixed(cycling):
     sol, _ = cycling
     assert [m["scores"] for m in sol.mixed] == [[10, 12, 0]]
     rec = sol.mixed[0]
     assert rec["kind"] == "mixed" and len(rec["randomising"]) == 2  # two seats randomise, one decision each
+    assert all(len(states) == 1 for _, states, _ in rec["randomising"])
     assert sol.stats["cycle_tuples"] == 1 and sol.stats["max_indifference_residual"] <= 1e-12
-    # each randomising seat is indifferent at its decision: roll and hold worth the same to it
-    s = tuple(rec["scores"])
-    for m, states, q in rec["randomising"]:
-        assert len(states) == 1 and 0.0 < q < 1.0
-        (k, o), = states
-        tv = nplayer.turn_values(s, m, sol.lookup, sol.spec, sol.finals, sol.mixing()[(s, m)])
-        assert abs(tv["p_roll"][k, o, m] - tv["p_hold"][k, m]) <= 1e-12
-        assert tv["roll"][k, o] == q
-        # the turn values reproduce the stored turn start (the mix is the stored equilibrium)
-        assert np.max(np.abs(tv["p_win"][0, 0] - sol.start_at(s)[m])) <= 1e-12
-    # every other seat plays a best response: the stored start is the best its turn can do
-    for m in range(3):
-        tv = nplayer.turn_values(s, m, sol.lookup, sol.spec, sol.finals, sol.mixing().get((s, m)))
-        best = np.maximum(tv["p_roll"][:, :, m], np.where(np.arange(tv["p_roll"].shape[0])[:, None] > 0,
-                                                           tv["p_hold"][:, m][:, None], -1.0))
-        assert np.all(tv["p_win"][:, :, m] >= best - 1e-12)
+    _check_equilibrium(sol, (10, 12, 0))
+
+
+def test_four_players_cycles():
+    # 4 players, goal 14 (4 dice, two 1s end the turn): policy iteration cycles in 9 tuples; in one three
+    # seats randomise, in six two do, in two the search finds a pure equilibrium among the cycle's policies
+    rules = Rules(goal=14, dice=4, ones_limit=2, faces=6, turn_total_bound=64)
+    sol = nplayer.solve(rules, 4)
+    kinds = {tuple(m["scores"]): (m["kind"], len(m["randomising"])) for m in sol.mixed}
+    assert sorted(kinds.values()) == [("mixed", 2)] * 6 + [("mixed", 3)] + [("pure", 0)] * 2
+    assert kinds[(10, 4, 11, 0)] == ("mixed", 3)
+    assert kinds[(7, 8, 11, 0)] == ("pure", 0) and kinds[(7, 8, 13, 6)] == ("pure", 0)
+    for s in kinds:
+        _check_equilibrium(sol, s)
 
 
 def test_selection_changes_only_what_can_reach_the_cycle(cycling):

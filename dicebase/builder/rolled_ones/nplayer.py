@@ -385,6 +385,11 @@ class Solution:
         """The start-values lookup :func:`turn_values` takes (``seat`` 0-based)."""
         return self.start[self.spec.index(scores), seat]
 
+    def turn_values(self, scores, seat: int) -> dict:
+        """:func:`turn_values` of this solution (``seat`` 0-based), with its mixing probabilities."""
+        key = (tuple(int(x) for x in scores), seat)
+        return turn_values(key[0], seat, self.lookup, self.spec, self.finals, self.mixing().get(key))
+
     def mixing(self) -> dict:
         """``{(scores, seat): [(k, o, p_roll), ...]}`` of the randomising seats (0-based seats)."""
         out: dict = {}
@@ -765,7 +770,8 @@ def summary(sol: Solution) -> dict:
 
 
 __all__ = [
-    "Spec", "Solution", "Finals", "rules_for", "TURN_TOTAL_MARGIN", "LevelInputs", "ChunkResult", "solve", "solve_finals", "solve_tuples",
+    "Spec", "Solution", "Finals", "rules_for", "TURN_TOTAL_MARGIN", "LevelInputs", "ChunkResult", "solve",
+    "solve_finals", "solve_tuples",
     "level_tuples", "turn_values", "final_turn_values", "final_start", "first_passage", "summary",
     "TIE_TOLERANCE", "EQUILIBRIUM_TOLERANCE",
 ]
