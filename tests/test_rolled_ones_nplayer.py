@@ -403,3 +403,18 @@ def test_four_players_need_a_wider_turn_total_bound():
     assert np.max(np.abs(solve(30) - wide)) > 1e-7
     assert np.max(np.abs(nplayer.solve(nplayer.rules_for(4, goal=6), 4).start - wide)) <= 1e-12
     assert nplayer.rules_for(4).turn_total_bound == 100 and nplayer.rules_for(3).turn_total_bound == 80
+
+
+def test_three_players_goal_50():
+    # the standard game with 3 players: ../shared/N-PLAYERS.md reports 4 of 125,000 tuples without a pure
+    # stationary equilibrium (an independent solver); we find the same 4, each with a mixed equilibrium in
+    # which two seats randomise at one decision each
+    sol = nplayer.solve(nplayer.rules_for(3), 3)
+    assert sol.spec.rules.turn_total_bound == 80 and sol.spec.cap == 130
+    cycles = [tuple(m["scores"]) for m in sol.mixed]
+    assert cycles == [(33, 35, 39), (35, 33, 31), (43, 40, 33), (47, 49, 31)]
+    assert all(m["kind"] == "mixed" and len(m["randomising"]) == 2 for m in sol.mixed)
+    for s in cycles:
+        _check_equilibrium(sol, s)
+    # regression anchor: each seat's win probability at the start
+    assert np.allclose(sol.start_at((0, 0, 0))[0], [0.285868303, 0.328642979, 0.385488718], atol=1e-9)
