@@ -318,6 +318,22 @@ def output_failed(exc: OSError, destination: str) -> WriteFailed:
     return failed
 
 
+#: The start of the message a bounded function raises inside the engine (dicebase.query.engine's
+#: macros and SQLite's printf): it becomes :func:`value_too_large`.
+VALUE_LIMIT_TAG = "dicebase value limit:"
+
+
+def value_too_large(what: str = "") -> QueryTooLarge:
+    """One function call would build a value past the read connection's bounds (a string of
+    more than 10,000,000 bytes, a list of more than 1,000,000 elements): refused at once, as a
+    call that long could not be stopped by the time limit or Ctrl-C until it ended."""
+    detail = what.split(VALUE_LIMIT_TAG, 1)[-1].strip().rstrip(".") if what else ""
+    return QueryTooLarge(
+        "refused: " + (detail or "a function call would build a value larger than the bounds allow")
+        + " (a string is at most 10,000,000 bytes, a list at most 1,000,000 elements, so that the time "
+        "limit and Ctrl-C stop any query within a second); nothing was changed")
+
+
 def out_of_memory(detail: str, remedy: str = "") -> QueryTooLarge:
     """The engine ran out of memory: our own line (DuckDB's own text speaks of its in-memory
     mode, which dicebase never uses), with ``remedy`` when the caller has one."""

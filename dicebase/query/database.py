@@ -45,20 +45,23 @@ from dicebase.errors import (
     other_schema_version,
     shorten,
     timed_out,
+    value_too_large,
 )
+from dicebase.errors import VALUE_LIMIT_TAG
 from dicebase.errors import build_hint, file_error  # noqa: F401  (importable from here, as before)
 from dicebase.location import Location, resolve
 from dicebase.query import games as game_modules
 from dicebase.query import metadata
 from dicebase.query.engine import (  # noqa: F401  (duckdb_engine: importable from here, as before)
     DEFAULT_MEMORY_LIMIT,
+    bound_duckdb,
     check_file,
     connect_duckdb,
     connect_sqlite,
     duckdb_engine,
 )
 from dicebase.query.engine import cursor as _cursor  # a global of this module: a test counts statements through it
-from dicebase.query.guard import SqliteGuard, check_duckdb_statement, check_statement
+from dicebase.query.guard import DuckdbGuard, GuardedConnection, SqliteGuard, check_duckdb_statement, check_statement
 from dicebase.query.memo import READ_MEMO_ROWS, UNREAD, PreparedStatements, ReadMemo
 from dicebase.query.watchdog import MAIN_THREAD, Run, Slot, the_watchdog
 
@@ -184,7 +187,7 @@ class Database:
         run = Run(con, None if timeout is None else monotonic() + timeout)
         slot = self._slot
         if self.store == "sqlite":
-            self._guard.refusal = None
+            self._guard.reset()
             slot.run = run  # read by _progress, which SQLite calls on this thread
             try:
                 return self._call(work, con, run)
@@ -258,6 +261,11 @@ class Database:
             refused = self._guard.refused()
             if refused is not None:
                 return refused
+            if isinstance(exc, sqlite3.Error) and (getattr(exc, "sqlite_errorcode", None) == 18  # SQLITE_TOOBIG
+                                                   or "too big" in str(exc)):
+                return value_too_large(f"{VALUE_LIMIT_TAG} a value would be longer than 10,000,000 bytes")
+        elif VALUE_LIMIT_TAG in str(exc):  # a bounded macro refused its call (engine.DUCKDB_BOUNDED_MACROS)
+            return value_too_large(str(exc).splitlines()[0])
         if isinstance(exc, (TypeError, ValueError, OverflowError)) or (
             isinstance(exc, sqlite3.ProgrammingError) and "binding" in str(exc)
         ):
@@ -290,6 +298,21 @@ class Database:
         keep it."""
         if not callable(work):
             raise BadInput(f"work must be a function of the connection, got {clip(work)}")
+        check = self._check_sql if self.store == "duckdb" else None
+        return self._run(lambda con: work(GuardedConnection(con, check)))
+
+    def _check_sql(self, con, sql: str) -> None:
+        """The guard of the lower-level methods (``guard.DuckdbGuard``; SQLite's authorizer checks
+        every statement by itself)."""
+        if self.store == "duckdb":
+            DuckdbGuard.check(con, sql, lambda exc: self._translate(exc, self._slot.run), self._prepared.names.values())
+
+    def _guarded(self, fetch: Callable[[Any], Any], sql: str, params) -> Any:
+        """``fetch(cursor)`` of ``sql`` run through the guard, within the time limit."""
+        def work(con):
+            self._check_sql(con, sql)
+            return fetch(_cursor(con, sql, params))
+
         return self._run(work)
 
     def execute(self, sql: str, params: tuple | list = ()):
@@ -298,14 +321,19 @@ class Database:
         if self._con is None:
             raise closed()
         self._queries += 1
+        if self.store == "sqlite":
+            self._guard.reset()
         try:
+            self._check_sql(self._con, sql)
             return self._con.execute(sql, params)
+        except DicebaseError:
+            raise
         except Exception as exc:
             raise self._translate(exc) from None
 
     def fetchall(self, sql: str, params: tuple | list = ()) -> list[tuple]:
         check_statement(sql, params)
-        return self._run(lambda con: _cursor(con, sql, params).fetchall())
+        return self._guarded(lambda cur: cur.fetchall(), sql, params)
 
     def read(self, sql: str, params: tuple | list | dict = (),
              into: Callable[[list[tuple]], Any] | None = None) -> Any:
@@ -346,7 +374,9 @@ class Database:
             raise BadInput("prepared statements are read through DuckDB only")
         if not isinstance(sql, str) or not all(type(v) is int for v in values):
             raise BadInput(f"a prepared statement needs SQL text and integer values, got {clip(sql)}")
-        return self._prepared.execute(sql, values, self.fetchall)
+        check_statement(sql, ())
+        return self._prepared.execute(sql, values, lambda statement: self._run(
+            lambda con: (self._check_sql(con, sql), _cursor(con, statement, ()).fetchall())[1]))
 
     def fetch_arrays(self, sql: str, params: tuple | list = ()) -> dict:
         """DuckDB: the result's columns as numpy arrays, by name (for loading a table into memory;
@@ -354,7 +384,7 @@ class Database:
         if self.store != "duckdb":
             raise BadInput("columns as arrays are read through DuckDB only")
         check_statement(sql, params)
-        return self._run(lambda con: _cursor(con, sql, params).fetchnumpy())
+        return self._guarded(lambda cur: cur.fetchnumpy(), sql, params)
 
     def without_progress_bar(self) -> None:
         """DuckDB: no progress bar on this connection.  DuckDB draws one on the terminal for a
@@ -368,17 +398,16 @@ class Database:
 
     def fetchone(self, sql: str, params: tuple | list = ()) -> tuple | None:
         check_statement(sql, params)
-        return self._run(lambda con: _cursor(con, sql, params).fetchone())
+        return self._guarded(lambda cur: cur.fetchone(), sql, params)
 
     def columns(self, sql: str, params: tuple | list = ()) -> tuple[list[str], list[tuple]]:
         check_statement(sql, params)
 
-        def work(con):
-            cur = _cursor(con, sql, params)
+        def fetch(cur):
             names = [d[0] for d in cur.description] if cur.description else []
             return names, cur.fetchall()
 
-        return self._run(work)
+        return self._guarded(fetch, sql, params)
 
     def statistics(self) -> Statistics:
         """What this connection holds and has done now (see :class:`Statistics`)."""
@@ -410,6 +439,7 @@ class Database:
         twin = object.__new__(Database)
         twin.__dict__.update({k: v for k, v in self.__dict__.items() if k not in ("_con", *_PER_CONNECTION)})
         twin._con = self._con.cursor()
+        bound_duckdb(twin._con)  # a cursor has a temporary catalogue of its own
         twin._per_connection_state()  # its own query state, remembered reads and prepared statements
         the_watchdog().watch(twin._slot)
         return twin
