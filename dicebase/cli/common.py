@@ -107,6 +107,16 @@ def refusing_repeated_options(parser, ctx: click.Context):
     return parser
 
 
+class FiniteFloatRange(click.FloatRange):
+    """click's FloatRange that also refuses nan and inf (which every comparison with a bound lets through)."""
+
+    def convert(self, value, param, ctx):
+        number = super().convert(value, param, ctx)
+        if not math.isfinite(number):
+            self.fail(f"{value!r} is not a finite number", param, ctx)
+        return number
+
+
 def not_a_folder(folder) -> str:
     """Why ``folder`` (a path that is not a directory) cannot hold a file: the part of it that is
     a file, or that it does not exist."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from dicebase.cli.common import SQL_FORMATS, emit, output_option, resolve_format
+from dicebase.cli.common import SQL_FORMATS, FiniteFloatRange, emit, output_option, resolve_format
 from dicebase.present import db_option, open_db
 
 
@@ -45,7 +45,7 @@ def info(db_path, fmt, as_json):
               help="Most rows printed in table format (0 = all); the other formats print every row.")
 @click.option("--output", "-O", "output", metavar="FILE", default=None,
               help="Write the rows to FILE (replaced when complete) instead of standard output.")
-@click.option("--timeout", default=60.0, show_default=True, type=click.FloatRange(min=0, min_open=True),
+@click.option("--timeout", default=60.0, show_default=True, type=FiniteFloatRange(min=0, min_open=True),
               metavar="SECONDS", help="Stop the query after this many seconds.")
 @db_option
 @output_option(formats=SQL_FORMATS)

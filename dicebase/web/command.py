@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import click
 
+from dicebase.cli.common import FiniteFloatRange
 from dicebase.present import db_option, open_db
 
 
@@ -15,11 +16,11 @@ from dicebase.present import db_option, open_db
               help="Address to listen on; 0.0.0.0 shares the advisor with every device on your network.")
 @click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535),
               help="TCP port (0: any free port, printed at start).")
-@click.option("--timeout", default=10.0, show_default=True, type=click.FloatRange(min=0, min_open=True),
+@click.option("--timeout", default=10.0, show_default=True, type=FiniteFloatRange(min=0, min_open=True),
               metavar="SECONDS", help="Stop a lookup that runs longer (the answer is a 503 error).")
 @click.option("--workers", type=click.IntRange(1, 64), default=None, metavar="N",
               help="Server processes, each with its own read-only connection. Default: one per core, at most 4.")
-@click.option("--cache-mb", type=click.FloatRange(min=0), default=32.0, show_default=True, metavar="MB",
+@click.option("--cache-mb", type=FiniteFloatRange(min=0), default=32.0, show_default=True, metavar="MB",
               help="Memory for remembered API answers, per server process (a build's answers never change); "
                    "0 turns the cache off.")
 def serve(db_path, host, port, timeout, workers, cache_mb):

@@ -109,16 +109,80 @@ def bind(host: str, port: int, count: int = 1) -> list[socket.socket]:
         raise BadInput(f"cannot listen on {host}:{port}: {reason.lower()}") from None
 
 
+#: The answer to a request the HTTP parser refuses before the application sees it (a request
+#: line or headers past the parser's size limit, or not HTTP at all): the API's JSON error.
+UNREADABLE_REQUEST = ("the request could not be read: it is not HTTP, or its request line and headers are too long "
+                      "(keep a query string under 64 KB)")
+
+
+def _http_protocol():
+    """uvicorn's HTTP protocol (httptools or h11), answering a request it cannot parse with the
+    API's JSON error ({"error": ...}, status 400) instead of a plain-text line."""
+    import json
+
+    from uvicorn.protocols.http.auto import AutoHTTPProtocol
+
+    body = json.dumps({"error": UNREADABLE_REQUEST}).encode()
+    response = (b"HTTP/1.1 400 Bad Request\r\ncontent-type: application/json\r\n"
+                b"content-length: " + str(len(body)).encode() + b"\r\nconnection: close\r\n\r\n" + body)
+
+    class JsonErrorProtocol(AutoHTTPProtocol):
+        def send_400_response(self, msg: str) -> None:
+            self.transport.write(response)
+            self.transport.close()
+
+    return JsonErrorProtocol
+
+
 def _config(app) -> uvicorn.Config:
     # Ctrl-C waits at most a few seconds for requests in flight (a figure being drawn), then stops.
     return uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on", server_header=False,
-                          timeout_graceful_shutdown=GRACEFUL_SECONDS)
+                          timeout_graceful_shutdown=GRACEFUL_SECONDS, http=_http_protocol())
 
 
-def _worker(factory: AppFactory, sock: socket.socket) -> None:
-    """One worker process: its application, served on its socket until SIGINT or SIGTERM."""
+def _end_with_parent(parent: int) -> None:
+    """Stop this worker (SIGTERM: uvicorn's graceful stop) when its parent process ``parent`` dies,
+    even by ``kill -9``: a server must not outlive the command that started it.
+
+    On Linux the kernel sends the signal (prctl PR_SET_PDEATHSIG); elsewhere, and as a second
+    guard, a thread notices that the parent changed.  A parent that died before this ran is
+    noticed at once."""
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+
+            libc = ctypes.CDLL(None, use_errno=True)
+            PR_SET_PDEATHSIG = 1
+            libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
+        except (OSError, AttributeError):
+            pass
+    if os.getppid() != parent:
+        os.kill(os.getpid(), signal.SIGTERM)
+        return
+
+    def watch() -> None:
+        import time
+
+        while os.getppid() == parent:
+            time.sleep(PARENT_CHECK_SECONDS)
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    import threading
+
+    threading.Thread(target=watch, name="dicebase-parent-watch", daemon=True).start()
+
+
+#: How often a worker checks that its parent still runs (where the kernel does not tell it).
+PARENT_CHECK_SECONDS = 1.0
+
+
+def _worker(factory: AppFactory, sock: socket.socket, parent: int | None = None) -> None:
+    """One worker process: its application, served on its socket until SIGINT or SIGTERM, or
+    until its parent process ``parent`` dies."""
     from dicebase.present import error_line
 
+    if parent is not None:
+        _end_with_parent(parent)
     try:
         app = factory()
         uvicorn.Server(_config(app)).run(sockets=[sock])
@@ -136,7 +200,7 @@ def _serve_workers(factory: AppFactory, sockets: list[socket.socket]) -> int:
     Returns the exit status: 0 after a clean stop, 1 when a worker stopped by itself.
     """
     spawn = multiprocessing.get_context("spawn")  # a fresh interpreter: no DuckDB state is inherited
-    workers = [spawn.Process(target=_worker, args=(factory, sock), name=f"dicebase-serve-{k}")
+    workers = [spawn.Process(target=_worker, args=(factory, sock, os.getpid()), name=f"dicebase-serve-{k}")
                for k, sock in enumerate(sockets)]
     asked_to_stop = False
 
