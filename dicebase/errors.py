@@ -299,7 +299,7 @@ def file_error(exc: OSError, path, doing: str = "open") -> DicebaseError:
     return DicebaseError(f"cannot {doing} {name}: {exc.strerror or one_line(exc)}")
 
 
-def output_failed(exc: OSError, destination: str) -> WriteFailed:
+def output_failed(exc: OSError, destination: str, outcome: str = "the output is incomplete") -> WriteFailed:
     """A command's output could not be written in full to ``destination`` (a file, or standard
     output and where it leads): one line naming it.  Exit 1 for a fault of the machine (a full
     disk, an I/O error, the file size limit), 2 for the user's path (permissions ...)."""
@@ -313,7 +313,7 @@ def output_failed(exc: OSError, destination: str) -> WriteFailed:
     else:
         error = file_error(exc, destination, "write")
         reason, exit_code = str(error).split(": ", 1)[-1], error.exit_code
-    failed = WriteFailed(f"cannot write the output to {destination}: {reason}; the output is incomplete")
+    failed = WriteFailed(f"cannot write the output to {destination}: {reason}; {outcome}")
     failed.exit_code = exit_code
     return failed
 

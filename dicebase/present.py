@@ -180,8 +180,10 @@ class WholeWrites(io.RawIOBase):
     dropped, so the interpreter's exit-time flush says nothing more.
     """
 
-    def __init__(self, fd: int, destination: str, *, discard_after_error: bool = False, closefd: bool = False):
+    def __init__(self, fd: int, destination: str, *, discard_after_error: bool = False, closefd: bool = False,
+                 outcome: str = "the output is incomplete"):
         super().__init__()
+        self.outcome = outcome
         self._fd = fd
         self.destination = destination
         self.failed = False
@@ -214,7 +216,7 @@ class WholeWrites(io.RawIOBase):
                 return len(view)
             if isinstance(exc, BrokenPipeError):
                 raise
-            raise output_failed(exc, self.destination) from None
+            raise output_failed(exc, self.destination, self.outcome) from None
         return done
 
     def close(self) -> None:
@@ -257,17 +259,18 @@ def write_file(path, data: bytes | str) -> None:
     path = Path(path)
     blob = data.encode("utf-8") if isinstance(data, str) else bytes(data)
     temp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    outcome = f"{path} was not written" + (" (the old file is unchanged)" if path.exists() else "")
     try:
         try:
             fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o666)
         except OSError as exc:
-            raise output_failed(exc, str(path)) from None
-        with WholeWrites(fd, str(path), closefd=True) as raw:
+            raise output_failed(exc, str(path), outcome) from None
+        with WholeWrites(fd, str(path), closefd=True, outcome=outcome) as raw:
             raw.write(blob)
         try:
             os.replace(temp, path)
         except OSError as exc:
-            raise output_failed(exc, str(path)) from None
+            raise output_failed(exc, str(path), outcome) from None
     finally:
         try:
             os.unlink(temp)

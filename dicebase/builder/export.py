@@ -323,7 +323,9 @@ def _export_files(db, fmt: str, temp: Path, rels: list[Relation], progress) -> N
             con.close()
         shutil.rmtree(scratch, ignore_errors=True)
     if fmt == "csv":
-        (temp / CSV_METADATA).write_text(json.dumps(csvw(rels), indent=2) + "\n")
+        from dicebase.builder.target import write_fully
+
+        write_fully(temp / CSV_METADATA, json.dumps(csvw(rels), indent=2) + "\n")
 
 
 def csvw(rels: list[Relation]) -> dict:

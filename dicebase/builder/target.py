@@ -163,6 +163,15 @@ def real_path(path: Path) -> Path:
     return path
 
 
+def write_fully(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` in full or raise OSError: a plain ``write_text`` loses the rest
+    of a large write when the disk fills part-way (Python's buffered file returns a short count)."""
+    data = memoryview(text.encode("utf-8"))
+    with open(path, "wb", buffering=0) as handle:
+        while data:
+            data = data[handle.write(data):]
+
+
 def _lock_holder(lock_path: Path) -> str:
     try:
         text = lock_path.read_text().strip()

@@ -123,18 +123,20 @@ def _emit_to_file(target, records: list[dict], fmt: str, names: list[str]) -> No
     from dicebase.present import WholeWrites, text_output
 
     temp = target.with_name(f".{target.name}.tmp-{os.getpid()}")
+    outcome = f"{target} was not written" + (" (the old file is unchanged)" if target.exists() else "")
     try:
         try:
             fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o666)
         except OSError as exc:
-            raise output_failed(exc, str(target)) from None
+            raise output_failed(exc, str(target), outcome) from None
         # every byte written or WriteFailed naming the file (a full disk never leaves a short file)
-        with text_output(WholeWrites(fd, str(target), closefd=True)) as handle, contextlib.redirect_stdout(handle):
+        raw = WholeWrites(fd, str(target), closefd=True, outcome=outcome)
+        with text_output(raw) as handle, contextlib.redirect_stdout(handle):
             emit(records, fmt, columns=names)
         try:
             os.replace(temp, target)
         except OSError as exc:
-            raise output_failed(exc, str(target)) from None
+            raise output_failed(exc, str(target), outcome) from None
     finally:
         temp.unlink(missing_ok=True)
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import click
 
 from dicebase.errors import BadInput
-from dicebase.present import db_option, open_db
+from dicebase.present import db_option, open_db, write_file
 
 SUFFIXES = {".png": "png", ".svg": "svg", ".pdf": "pdf"}
 
@@ -75,10 +75,7 @@ def figure_command(spec) -> click.Command:
                 return
             path, fmt = output_path(out, spec.name)
             image = plots.render(db, spec.name, fmt, **options)
-        try:
-            path.write_bytes(image)
-        except (OSError, ValueError) as exc:
-            raise BadInput(f"cannot write {path}: {exc.strerror or exc}") from None
+        write_file(path, image)  # complete or not at all: a full disk leaves no partial file
         click.echo(str(path))
 
     params = []
@@ -106,10 +103,13 @@ def output_path(out: str | None, name: str) -> tuple[Path, str]:
     if fmt is None:
         raise BadInput(f"--out must end in {', '.join(SUFFIXES)}, got {str(path)[:200]!r}")
     try:
-        if path.is_dir():
-            raise BadInput(f"--out {path} is a directory; give a file name, e.g. {path / (name + '.png')}")
-        if not path.parent.is_dir():
-            raise BadInput(f"--out {path}: directory {path.parent} does not exist")
+        is_dir, parent_is_dir = path.is_dir(), path.parent.is_dir()
     except (OSError, ValueError) as exc:  # a name too long, a NUL byte ...
         raise BadInput(f"--out {str(path)[:200]!r} is not a usable file name ({exc})") from None
+    if is_dir:
+        raise BadInput(f"--out {path} is a directory; give a file name, e.g. {path / (name + '.png')}")
+    if not parent_is_dir:
+        from dicebase.cli.common import not_a_folder
+
+        raise BadInput(f"--out {path}: {not_a_folder(path.parent)}")
     return path, fmt
