@@ -48,28 +48,70 @@ def group():
         dicebase rolled-ones best --player 1 --score 0 --opponent 0 --turn-total 0 --ones 0
         dicebase rolled-ones komi
         dicebase rolled-ones gaps --json
+        dicebase rolled-ones best --scores 30,41,12 --player 3 --turn-total 13 --ones 1
+        dicebase rolled-ones seats --players 3
     """
 
 
+def _best_options(func):
+    """``best``'s state: two players as seed 002's (p, i, j, k, o), or N players as --scores and --player."""
+    for flag, required, kind, text in reversed([
+        ("--player", True, int, "Player to move: 1 (moves first each round) or 2; with --scores the seat to move, "
+                                "1..N.  [p]"),
+        ("--score", False, int, "Two players: the mover's score before this turn, points.  [i]"),
+        ("--opponent", False, int, "Two players: the opponent's score, points (player 1's final score on player 2's "
+                                   "last turn).  [j]"),
+        ("--scores", False, str, "N players (2-4): every seat's score in seat order, e.g. 30,41,12 (instead of "
+                                 "--score and --opponent); the N-player tables answer."),
+        ("--turn-total", True, int, "Points rolled this turn and not yet banked.  [k]"),
+        ("--ones", True, int, "Rolled 1s set aside this turn, below the variant's ones_limit (which ends the "
+                              "turn).  [o]"),
+    ]):
+        metavar = "A,B[,C[,D]]" if flag == "--scores" else "N"
+        func = click.option(flag, required=required, default=None, type=kind, metavar=metavar, help=text)(func)
+    return func
+
+
 @group.command()
-@_state_options
+@_best_options
 @_variant_option
 @db_option
 @output_option
-def best(player, score, opponent, turn_total, ones, variant, db_path, fmt, as_json):
-    """Optimal play at a state: both actions with their win probabilities, best first.
+def best(player, score, opponent, scores, turn_total, ones, variant, db_path, fmt, as_json):
+    """Optimal play at a state: every action with its win probabilities, best first.
 
-    p_roll and p_hold are the mover's probabilities of winning if it rolls or
-    holds now and both players play optimally afterwards; p_win is the
-    larger. On player 2's last turn (--opponent at or above the goal) the
-    answer comes from the P_exceed table.
+    Two players (--score, --opponent): p_roll and p_hold are the mover's
+    probabilities of winning if it rolls or holds now and both play
+    optimally afterwards; p_win is the larger. On player 2's last turn
+    (--opponent at or above the goal) the answer comes from the P_exceed
+    table.
+
+    N players (--scores A,B,C[,D], one per seat, with --player the seat to
+    move): each action with the mover's win probability and p_wins, every
+    seat's, all seats playing optimally (an equilibrium), computed from the
+    stored turn starts. In a score tuple where best responses cycle the
+    stored equilibrium is a selection, often mixed: the answer says so
+    (cycle_tuple, and the seats' roll probabilities). These are new,
+    unpublished results (docs/n_players.md).
 
     Example:
 
     \b
         dicebase rolled-ones best --player 2 --score 30 --opponent 41 --turn-total 13 --ones 1 --json
+        dicebase rolled-ones best --scores 30,41,12 --player 3 --turn-total 13 --ones 1
     """
+    from dicebase.errors import BadInput
+
     fmt = resolve_format(fmt, as_json)
+    if scores is not None:
+        if score is not None or opponent is not None:
+            raise BadInput("give either --scores (every seat's score) or --score and --opponent (two players), not both")
+        with open_db(db_path) as db:
+            answer = db.rolled_ones.best_n(scores, player, turn_total, ones, variant=variant)
+        _emit_n(answer, fmt)
+        return
+    if score is None or opponent is None:
+        raise BadInput("give --score and --opponent (two players) or --scores A,B,C (one score per seat, N players)")
     with open_db(db_path) as db:
         answer = db.rolled_ones.best(player, score, opponent, turn_total, ones, variant=variant)
     doc = answer.as_dict()
@@ -78,6 +120,24 @@ def best(player, score, opponent, turn_total, ones, variant, db_path, fmt, as_js
     elif fmt == "csv":  # one row per action next to the answer's fields: the action's own p_win renamed
         doc["actions"] = [{"action": a["action"], "action_p_win": a["p_win"]} for a in doc["actions"]]
     emit(doc, fmt)
+
+
+def _emit_n(answer, fmt: str) -> None:
+    """An N-player answer: one JSON document, or the state, the actions and a line on a cycle tuple."""
+    doc = answer.as_dict()
+    if fmt == "json":
+        emit(doc, fmt)
+        return
+    cycle = doc.pop("cycle")
+    doc["actions"] = [{"action": a["action"], "action_p_win": a["p_win"],
+                       **{f"p_win_seat{n + 1}": x for n, x in enumerate(a["p_wins"])}} for a in doc["actions"]]
+    if cycle is not None:
+        doc["cycle_kind"] = cycle["kind"]
+    emit(doc, fmt)
+    if fmt == "table" and cycle is not None:
+        mixes = ", ".join(f"seat {m['seat']} rolls at ({m['turn_total']}, {m['ones']}) with probability "
+                          f"{m['p_roll']:.4f}" for m in cycle["randomising"]) or "no seat randomises"
+        click.echo(f"cycle tuple: {cycle['note']}; {mixes}")
 
 
 @group.command()
@@ -194,3 +254,63 @@ def disagreements(name, limit, variant, db_path, fmt, as_json):
     with open_db(db_path) as db:
         rows = db.rolled_ones.disagreements(name, limit=limit, variant=variant)
     emit([r.as_dict() for r in rows], fmt)
+
+
+def _players_option(required: bool):
+    return click.option("--players", required=required, default=None, type=click.IntRange(2, 4), metavar="N",
+                        help="Number of players, 2..4 (as built: -o rolled-ones.players=[2,3] is the default).")
+
+
+@group.command()
+@_players_option(False)
+@_variant_option
+@db_option
+@output_option
+def seats(players, variant, db_path, fmt, as_json):
+    """N players: each seat's win probability from the start, every seat playing optimally.
+
+    advantage = p_win - 1/N. Every N built, or one with --players. These are
+    new, unpublished results (docs/n_players.md).
+
+    Example:
+
+    \b
+        dicebase rolled-ones seats --players 3 --json
+    """
+    fmt = resolve_format(fmt, as_json)
+    with open_db(db_path) as db:
+        rows = db.rolled_ones.seats(players, variant=variant)
+    emit([r.as_dict() for r in rows], fmt)
+
+
+@group.command()
+@_players_option(True)
+@_variant_option
+@db_option
+@output_option
+def compensation(players, variant, db_path, fmt, as_json):
+    """N players: the fair compensation, starting points that bring every seat closest to 1/N.
+
+    Searched over the stored turn starts with seat 1 to move and at least one
+    seat at 0: the starting scores with the least largest |p_win - 1/N|,
+    next to the seats' chances without compensation. New, unpublished
+    results (docs/n_players.md).
+
+    Example:
+
+    \b
+        dicebase rolled-ones compensation --players 3
+    """
+    fmt = resolve_format(fmt, as_json)
+    with open_db(db_path) as db:
+        answer = db.rolled_ones.compensation(players, variant=variant)
+    doc = answer.as_dict()
+    if fmt == "json":
+        emit(doc, fmt)
+        return
+    rows = [{"seat": n + 1, "start": doc["scores"][n], "p_win": doc["p_wins"][n],
+             "p_win_uncompensated": doc["uncompensated_p_wins"][n]} for n in range(answer.players)]
+    emit(rows, fmt)
+    if fmt == "table":
+        click.echo(f"largest |p_win - 1/{answer.players}|: {answer.deviation:.6f} with these starting points, "
+                   f"{answer.uncompensated_deviation:.6f} without")

@@ -7,6 +7,12 @@ and for player 2 only the states where holding has not already won
 (:meth:`~dicebase.rules.rolled_ones.Rules.holding_wins`; those follow from one stored value).
 Rows are in key order, so a state's position follows from the rules (:func:`position`).
 Player 2's final turn (``j >= goal``) is ``rolled_ones_p_exceed``, keyed by ``(delta, o)``.
+
+N players (issue 21; docs/n_players.md): ``rolled_ones_turn_starts`` holds every turn start's win
+vector, block (variant, players), key (seat to move, score1..score_players), seat-major then the
+score tuple in base ``goal`` (:func:`start_position`); ``rolled_ones_final_turns`` the compact final
+round (each later seat's values above the bar, :func:`final_position`); mid-turn states are computed
+at lookup.
 """
 
 from __future__ import annotations
@@ -14,7 +20,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from dicebase.layout import Table
-from dicebase.rules.rolled_ones import Rules, reachable_turns
+from dicebase.rules.rolled_ones import MAX_PLAYERS, Rules, final_totals, reachable_turns
 
 STATES = Table("rolled_ones_states", ("variant",), ("p", "i", "j", "k", "o"))
 FINAL = Table("rolled_ones_p_exceed", ("variant",), ("delta", "o"))
@@ -75,3 +81,79 @@ def position_tables(rules: Rules) -> tuple[tuple[tuple[int, ...], ...], tuple[tu
 def block_start(sizes: dict[str, int], name: str) -> int:
     """First row of variant ``name``'s block: the blocks of the variants before it (name order)."""
     return sum(size for other, size in sizes.items() if other < name)
+
+
+# --------------------------------------------------------------------------- N players
+#: One score column and one win column per seat, for up to MAX_PLAYERS seats (0 beyond ``players``).
+SCORES = tuple(f"score{n}" for n in range(1, MAX_PLAYERS + 1))
+WINS = tuple(f"p_win{n}" for n in range(1, MAX_PLAYERS + 1))
+#: N-player tables: one block per (variant, players), written in variant name order, then players.
+TURN_STARTS = "rolled_ones_turn_starts"
+FINAL_TURNS = "rolled_ones_final_turns"
+PLAYERS = Table("rolled_ones_players", ("variant",), ("players",))
+
+
+def starts_table(players: int) -> Table:
+    """``rolled_ones_turn_starts`` for ``players`` seats: block (variant, players), key (seat to move,
+    the scores of seats 1..players).  Seats beyond ``players`` hold 0 and are not part of the key."""
+    return Table(TURN_STARTS, ("variant", "players"), ("seat", *SCORES[:players]))
+
+
+def finals_table(players: int) -> Table:
+    """``rolled_ones_final_turns`` for ``players`` seats: block (variant, players), key (seat on its
+    final turn, the scores of seats 1..players (0 for that seat and every seat before it: not part of
+    what the row depends on), total, ones)."""
+    return Table(FINAL_TURNS, ("variant", "players"), ("seat", *SCORES[:players], "total", "ones"))
+
+
+def tuple_index(goal: int, scores) -> int:
+    """Index of a score tuple in base ``goal``, seat 1 the most significant digit (the solver's)."""
+    idx = 0
+    for s in scores:
+        idx = idx * goal + s
+    return idx
+
+
+def start_rows(goal: int, players: int) -> int:
+    """Rows of a (variant, players) block of ``rolled_ones_turn_starts``: ``players * goal^players``."""
+    return players * goal**players
+
+
+def start_position(goal: int, players: int, seat: int, *scores: int) -> int | None:
+    """Position of the turn start (seat to move, scores) in its block: seat-major, then the tuple
+    index (None: not a stored key)."""
+    if not 1 <= seat <= players or len(scores) != players or not all(0 <= s < goal for s in scores):
+        return None
+    return (seat - 1) * goal**players + tuple_index(goal, scores)
+
+
+def final_layout(rules: Rules, players: int, cap: int) -> tuple[tuple[int, ...], tuple[int, ...], int]:
+    """Where seat ``j``'s final-turn rows lie: (first row of each seat (index 0-based j, 0 for j = 0),
+    totals kept per seat (``TT_j``), rows of the block).  Seat ``j + 1``'s rows: for every index ``R``
+    of the later seats' scores (seat ``j + 2`` most significant), totals ``goal + 1 .. goal + TT_j``,
+    ones ``0 .. ones_limit - 1``."""
+    tt = final_totals(rules, players, cap)
+    G, L = rules.goal, rules.ones_limit
+    first, at = [0], 0
+    for j in range(1, players):
+        first.append(at)
+        at += G ** (players - 1 - j) * tt[j] * L
+    return tuple(first), tuple(tt), at
+
+
+def final_position(rules: Rules, players: int, cap: int, seat: int, *rest: int) -> int | None:
+    """Position of a ``rolled_ones_final_turns`` row, key (seat, score1..score_players, total, ones)."""
+    if len(rest) != players + 2 or not 2 <= seat <= players:
+        return None
+    *scores, t, o = rest
+    j = seat - 1
+    first, tt, _size = final_layout(rules, players, cap)
+    G = rules.goal
+    if any(scores[:seat]) or not all(0 <= s < G for s in scores) or not G < t <= G + tt[j] or not 0 <= o < rules.ones_limit:
+        return None
+    return first[j] + (tuple_index(G, scores[seat:]) * tt[j] + (t - G - 1)) * rules.ones_limit + o
+
+
+def nplayer_block_start(sizes: dict[tuple[str, int], int], block: tuple[str, int]) -> int:
+    """First row of block (variant, players): the blocks before it in (variant name, players) order."""
+    return sum(size for other, size in sizes.items() if other < block)

@@ -252,6 +252,32 @@ class Queries:
         the options it was built with."""
         return rebuild_command(self.db, "rolled_ones", DEFAULT_OPTIONS)
 
+    def rebuild_command_with(self, **changes) -> str:
+        """:meth:`rebuild_command` with ``changes`` to the build options (e.g. ``players=[2, 3, 4]``)."""
+        return rebuild_command(self.db, "rolled_ones", DEFAULT_OPTIONS, **changes)
+
+    # -- N players (dicebase.query.rolled_ones_n) ---------------------------
+    @cached_property
+    def n(self):
+        """The N-player lookups (:class:`dicebase.query.rolled_ones_n.NPlayers`) of this connection."""
+        from dicebase.query.rolled_ones_n import NPlayers
+
+        return NPlayers(self)
+
+    def best_n(self, scores, player, turn_total=0, ones=0, variant: str | None = None):
+        """N players: every legal action at (seat ``player`` to move, ``scores`` in seat order, turn total,
+        ones set aside) with the mover's and every seat's win probability (``p_wins``); a cycle tuple
+        says so.  Computed from the stored turn starts (docs/n_players.md)."""
+        return self.n.best(scores, player, turn_total, ones, variant=variant)
+
+    def seats(self, players=None, variant: str | None = None):
+        """N players: each seat's win probability from the start with optimal play (every N built, or one)."""
+        return self.n.seats(players, variant=variant)
+
+    def compensation(self, players, variant: str | None = None):
+        """N players: the fair compensation (starting scores bringing every seat closest to 1/N)."""
+        return self.n.compensation(players, variant=variant)
+
     # -- validation -------------------------------------------------------
     def state(self, v: Variant, player, score, opponent, turn_total, ones) -> State:
         """Check a state against the variant's rules and stored bounds (BadInput with what is allowed)."""

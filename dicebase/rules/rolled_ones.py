@@ -15,7 +15,7 @@ Nothing here is specific to 5 dice, goal 50 or three 1s: those are fields of
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from functools import cached_property, lru_cache
 from math import comb
 
@@ -139,6 +139,77 @@ def reachable_turns(rules: Rules) -> frozenset[tuple[int, int]]:
     return frozenset(seen)
 
 
+# --------------------------------------------------------------------------- more than two players
+#: Most seats a build may store (``rolled_ones_turn_starts`` has a score and a win column per seat).
+MAX_PLAYERS = 4
+#: Player counts a build may solve (``-o rolled-ones.players=[2,3,4]``).
+PLAYER_COUNTS = tuple(range(2, MAX_PLAYERS + 1))
+#: N players: the mover rolls only when rolling beats holding by more than this (its own win
+#: probability); otherwise it holds ("hold before roll").  With three or more players a tie for the
+#: mover changes the others' chances, so it is broken the same way everywhere (docs/n_players.md).
+TIE_TOLERANCE = 1e-12
+#: Turn totals kept past the goal (``turn_total_bound - goal``) that raising does not change, by
+#: number of players: measured by solving with larger bounds (identical values, difference 0.0) at
+#: goals 6-50; with 4 and 5 players a margin of 30 is NOT enough (differences of 4e-6 to 2e-5 at
+#: small goals): a seat that ends the normal phase early in a round faces several final turns and
+#: keeps rolling its five dice far past the goal.  (tests/test_rolled_ones_nplayer.py raises them.)
+TURN_TOTAL_MARGIN = {2: 30, 3: 30}
+TURN_TOTAL_MARGIN_MANY = 50
+
+NPLAYER_RULES_TEXT = (
+    "Great Rolled Ones for {players} players (issue 21; with 2 players seed 002's game): seats 1..{players} play in "
+    "order, a round is one turn each; {dice} dice with {faces} faces, rolled 1s are set aside and {ones_limit} of them "
+    "end the turn with no score; holding (never at turn total 0) banks the non-1s rolled. A seat whose turn ends at "
+    "or above {goal} makes the round the last: every seat after it takes one final turn (after the last seat the "
+    "game ends at once), and on a final turn a seat may hold only above the highest score. The highest score wins. "
+    "Each seat maximises its own win probability; ties for the mover (within {tie}) hold."
+)
+
+
+def turn_total_margin(players: int) -> int:
+    """Turn totals kept past the goal for ``players`` seats (:data:`TURN_TOTAL_MARGIN`)."""
+    return TURN_TOTAL_MARGIN.get(players, TURN_TOTAL_MARGIN_MANY)
+
+
+def rules_for(players: int, goal: int = 50, **rules) -> Rules:
+    """Seed 002's rules at ``goal`` with a turn-total bound proven harmless for ``players``
+    (:data:`TURN_TOTAL_MARGIN`); the final-round score cap default is then ``goal + bound``."""
+    return Rules(goal=goal, turn_total_bound=goal + turn_total_margin(players), **rules)
+
+
+def nplayer_rules(rules: Rules, players: int) -> Rules:
+    """The rules an N-player solve of a variant uses: its own, with the turn-total bound raised to
+    ``goal + turn_total_margin(players)`` where that is larger (the bound is a solver setting)."""
+    bound = max(rules.turn_total_bound, rules.goal + turn_total_margin(players))
+    return replace(rules, turn_total_bound=bound)
+
+
+def score_cap(rules: Rules) -> int:
+    """Default final-round score cap of an N-player solve: ``goal + turn_total_bound`` (a seat above
+    the bar on its final turn holds once its score reaches it; proven harmless by tests)."""
+    return rules.goal + rules.turn_total_bound
+
+
+def bar_ranges(rules: Rules, players: int, cap: int) -> list[int]:
+    """``range_j``: the largest bar ``X`` of the final-round start ``Phi_j`` (``j = 1 .. players - 1``,
+    0-based seats; ``j = 0`` unused), growing by ``dice`` per seat because ``Phi_j(X)`` reads seat
+    ``j``'s final turn up to ``X + dice``."""
+    base = cap - 1 + rules.dice
+    return [0] + [base + (j - 1) * rules.dice for j in range(1, players)]
+
+
+def final_totals(rules: Rules, players: int, cap: int) -> list[int]:
+    """``TT_j``: how many totals ``t = goal + 1 .. goal + TT_j`` seat ``j``'s (0-based, ``1 <= j < players``)
+    final turn above the bar keeps (``j = 0`` unused: 0)."""
+    ranges = bar_ranges(rules, players, cap)
+    return [0] + [ranges[j] + rules.dice - rules.goal for j in range(1, players)]
+
+
+def nplayer_cells(goal: int, players: int) -> int:
+    """Turn-start values ``goal^players * players^2`` of an N-player solve (doubles, 8 bytes each)."""
+    return goal**players * players * players
+
+
 # --------------------------------------------------------------------------- build options
 #: Every build option with its default: seed 002's rules, turn totals up to 80 (optimal play never
 #: rolls beyond 76; the build proves holding optimal beyond the bound), komi 0..10.
@@ -150,10 +221,23 @@ DEFAULT_OPTIONS = {
     "turn_total_bound": 80,
     "komi_max": 10,
     "house_rules": {},  # name -> values of a rules file (dicebase build rolled-ones --rules FILE.toml)
+    # numbers of players whose N-player tables (rolled_ones_turn_starts ...) are built for every variant;
+    # 4 players takes minutes and about 1 GB (docs/n_players.md): -o rolled-ones.players=[2,3,4]
+    "players": [2, 3],
 }
 
-#: The tests check seed 002's figures in the database, so they build the real game.
-TEST_OPTIONS = {k: v for k, v in DEFAULT_OPTIONS.items() if k != "house_rules"}
+#: The tests check seed 002's figures in the database, so they build the real game (its N-player tables
+#: for 2 players only: the 3-player tests build a smaller goal, tests/test_rolled_ones_nplayer_db.py).
+TEST_OPTIONS = {**{k: v for k, v in DEFAULT_OPTIONS.items() if k != "house_rules"}, "players": [2]}
+
+#: ``-o rolled-ones.players=...``'s help, for the docs and the size message.
+PLAYERS_HELP = (
+    f"Numbers of players (each {PLAYER_COUNTS[0]}..{PLAYER_COUNTS[-1]}) whose N-player tables are built for every "
+    "variant, e.g. [2,3] (the default) or [2,3,4]; 3 players at goal 50 take about 5 s and 14 MB of values, "
+    "4 players about 5 minutes and 1.2 GB of memory."
+)
+#: Largest N-player turn-start table ``goal^N * N^2`` doubles a build may solve (4 players at goal 50: 100 M).
+MAX_NPLAYER_CELLS = 100_000_000
 
 STANDARD = Rules()
 PRESETS = {"standard": STANDARD}
@@ -215,6 +299,33 @@ def _check_size(values: dict, what: str) -> None:
         )
 
 
+def player_counts(options: dict) -> tuple[int, ...]:
+    """The ``players`` build option as a sorted tuple of player counts (ValueError, one line, if bad):
+    a list of distinct whole numbers in :data:`PLAYER_COUNTS`, or one such number."""
+    value = options.get("players", DEFAULT_OPTIONS["players"])
+    items = [value] if isinstance(value, int) and not isinstance(value, bool) else value
+    allowed = f"{PLAYER_COUNTS[0]}..{PLAYER_COUNTS[-1]}"
+    if not isinstance(items, (list, tuple)) or any(isinstance(n, bool) or not isinstance(n, int) for n in items):
+        raise ValueError(f"rolled-ones.players must be a list of whole numbers {allowed}, e.g. [2,3], got {value!r}")
+    bad = [n for n in items if n not in PLAYER_COUNTS]
+    if bad:
+        raise ValueError(f"rolled-ones.players must be {allowed} each (the tables have {MAX_PLAYERS} seats), got {bad[0]}")
+    if len(set(items)) != len(items):
+        raise ValueError(f"rolled-ones.players lists a number twice: {value!r}")
+    return tuple(sorted(items))
+
+
+def _check_nplayer_size(goal: int, players: tuple[int, ...], what: str) -> None:
+    for n in players:
+        cells = nplayer_cells(goal, n)
+        if cells > MAX_NPLAYER_CELLS:
+            raise SizeLimit(
+                f"rolled-ones{what}: {n} players at goal {goal} need {cells:,} turn-start values (about "
+                f"{cells * 12 / 1e9:.1f} GB and more than 5 minutes), more than the {MAX_NPLAYER_CELLS:,} a build "
+                f"may use; lower the goal or leave {n} out of rolled-ones.players"
+            )
+
+
 def validate_options(options: dict) -> None:
     """ValueError (one line) for bad build options, :class:`SizeLimit` for a solve too large;
     the pipeline calls it before touching any file.
@@ -222,7 +333,8 @@ def validate_options(options: dict) -> None:
     Every option is a whole number (an ``int``; ``True``/``20.5``/``"20"`` are refused, never
     truncated) within :data:`OPTION_RANGES`, with ``ones_limit <= dice``,
     ``turn_total_bound >= goal``, ``komi_max < goal`` and a state space of at most
-    :data:`MAX_STATE_CELLS`; the same holds for every house rule set.
+    :data:`MAX_STATE_CELLS`; the same holds for every house rule set.  ``players``: see
+    :func:`player_counts`, each solve within :data:`MAX_NPLAYER_CELLS`.
     """
     values = {}
     for key, (lo, hi) in OPTION_RANGES.items():
@@ -235,10 +347,13 @@ def validate_options(options: dict) -> None:
     bad = _relations(values)
     if bad:
         raise ValueError(f"rolled-ones.{bad[0]} {bad[1]}")
+    players = player_counts(options)
     house = variants(options)[1:]
     _check_size(values, "")
+    _check_nplayer_size(values["goal"], players, "")
     for name, _, _ in house:
         _check_size(options["house_rules"][name], f" {name}")
+        _check_nplayer_size(options["house_rules"][name]["goal"], players, f" {name}")
 
 
 def rules_from_options(options: dict) -> Rules:

@@ -23,9 +23,9 @@ writes the rows in key order and unique, and lookups use DuckDB's zone maps.
 
 from __future__ import annotations
 
-from sqlalchemy import Column, Double, SmallInteger, String, and_, case, func, literal, select, union_all
+from sqlalchemy import Column, Double, Integer, SmallInteger, String, and_, case, func, literal, or_, select, union_all
 
-from dicebase.rules.rolled_ones import POLICY_NAMES
+from dicebase.rules.rolled_ones import MAX_PLAYERS, POLICY_NAMES
 from dicebase.schema.base import View, table
 
 GAME = "rolled_ones"
@@ -367,7 +367,180 @@ rolled_ones_first_player_advantage = View(
     },
 )
 
+# ---------------------------------------------------------------------------
+# N players (issue 21; docs/n_players.md)
+# ---------------------------------------------------------------------------
+PLAYERS = "number of players N (2..4): seats 1..N play in order, one turn each per round"
+SEATS = range(1, MAX_PLAYERS + 1)
+
+
+def _score(n: int, what: str) -> Column:
+    return _key(f"score{n}", SmallInteger, f"seat {n}'s score, points (0 .. goal - 1); 0 when players < {n}{what}")
+
+
+def _win(n: int, what: str) -> Column:
+    return _val(f"p_win{n}", Double, f"seat {n}'s win probability{what}, {PROB}; 0 when players < {n}")
+
+
+rolled_ones_players = table(
+    "rolled_ones_players",
+    GAME,
+    "N-player Great Rolled Ones: one row per (variant, number of players) built, with the solver's caps and "
+    "tolerance and the number of score tuples whose equilibrium needed the cycle resolution. These are new, "
+    "unpublished results (docs/n_players.md).",
+    _key("variant", String, VARIANT),
+    _key("players", SmallInteger, PLAYERS),
+    _val("turn_total_bound", SmallInteger, "largest turn total kept below the goal, points (goal + 30 for 2-3 players, "
+         "goal + 50 for 4; beyond it the mover holds; raising it changes no value: tested)"),
+    _val("score_cap", SmallInteger, "final-round score cap, points: a seat above the bar on its final turn holds once "
+         "its score reaches it (goal + turn_total_bound)"),
+    _val("tie_tolerance", Double, "the mover rolls only when rolling beats holding by more than this, probability "
+         "(1e-12; otherwise it holds)"),
+    _val("score_tuples", Integer, "score tuples stored: goal^players"),
+    _val("cycle_tuples", Integer, "score tuples where best responses cycled (rolled_ones_cycle_tuples)"),
+    _val("mixed_tuples", Integer, "of them, tuples with no pure equilibrium among the cycle's policies: a mixed one "
+         "is stored (rolled_ones_mixing)"),
+    _val("description", String, "the N-player rules in words"),
+)
+
+rolled_ones_turn_starts = table(
+    "rolled_ones_turn_starts",
+    GAME,
+    "N-player Great Rolled Ones: the win vector (every seat's win probability, optimal play by every seat) at every "
+    "turn start: the seat to move and every score tuple below the goal. Block (variant, players); rows in key order "
+    "(seat, score1, .., scoreN). Mid-turn states are computed from these at lookup (dicebase rolled-ones best "
+    "--scores). New, unpublished results (docs/n_players.md).",
+    _key("variant", String, VARIANT),
+    _key("players", SmallInteger, PLAYERS),
+    _key("seat", SmallInteger, "seat to move, 1..players, at turn total 0 with no 1s set aside"),
+    *[_score(n, "") for n in SEATS],
+    *[_win(n, " from this turn start") for n in SEATS],
+    key_index=False,  # written in key order, unique (tests/test_keys.py)
+)
+
+rolled_ones_final_turns = table(
+    "rolled_ones_final_turns",
+    GAME,
+    "N-player Great Rolled Ones, the final round, compactly: a seat (2..N) on its final turn whose total is above the "
+    "bar (the highest score): its decision and what follows, per (scores of the seats after it, total, ones). A seat "
+    "at or below the bar must roll; the lookups compute every final-round value from these rows and the first-passage "
+    "chances (the rules). Block (variant, players), rows in key order.",
+    _key("variant", String, VARIANT),
+    _key("players", SmallInteger, PLAYERS),
+    _key("seat", SmallInteger, "seat on its final turn, 2..players (another seat reached the goal before it this round)"),
+    *[_score(n, "; 0 also for the seat on its final turn and every seat before it (the row does not depend on "
+                "them)") for n in SEATS],
+    _key("total", SmallInteger, "the seat's score plus turn total, points, above the goal (goal + 1 .. the stored top)"),
+    _key("ones", SmallInteger, O),
+    _val("best", String, "the seat's action: 'roll' or 'hold' (ties hold; it holds at the score cap)"),
+    _val("p_bust", Double, "probability that the seat's turn ends with three 1s from here under its policy (then the "
+         "old bar stands and the seats after it play against it), " + PROB),
+    *[_win(n, ", counting only the outcomes where this seat's turn ends with a hold (0 for seats before it); the "
+              "whole value is this plus p_bust times the seats after it playing against the old bar") for n in SEATS],
+    key_index=False,
+)
+
+rolled_ones_cycle_tuples = table(
+    "rolled_ones_cycle_tuples",
+    GAME,
+    "N-player score tuples where the seats' best responses cycle (../shared/N-PLAYERS.md): the equilibrium stored "
+    "there was selected by the solver's search (a pure one among the cycle's policies, else a mixed one). Lookups in "
+    "these tuples say so.",
+    _key("variant", String, VARIANT),
+    _key("players", SmallInteger, PLAYERS),
+    *[_score(n, "") for n in SEATS],
+    _val("kind", String, "'mixed' (no pure equilibrium among the cycle's policies: seats randomise, rolled_ones_mixing) "
+         "or 'pure' (a pure equilibrium found by the search)"),
+    _val("randomising_seats", SmallInteger, "seats that randomise in the stored equilibrium (0 for 'pure')"),
+    _val("cycle_length", SmallInteger, "policy profiles in the detected best-response cycle"),
+    _val("residual", Double, "largest gain a seat could make by deviating from the stored equilibrium, probability "
+         "(at most 1e-12)"),
+)
+
+rolled_ones_mixing = table(
+    "rolled_ones_mixing",
+    GAME,
+    "Mixed equilibria of the N-player cycle tuples: each randomising seat's decision state and its probability of "
+    "rolling there (the seat is indifferent between rolling and holding).",
+    _key("variant", String, VARIANT),
+    _key("players", SmallInteger, PLAYERS),
+    *[_score(n, "") for n in SEATS],
+    _key("seat", SmallInteger, "the randomising seat, 1..players (its turn at this score tuple)"),
+    _key("k", SmallInteger, K),
+    _key("o", SmallInteger, O),
+    _val("p_roll", Double, "probability that the seat rolls at this state (it holds otherwise), " + PROB),
+)
+
+_ts = rolled_ones_turn_starts
+_all_zero = and_(*(_ts.c[f"score{n}"] == 0 for n in SEATS))
+rolled_ones_seat_wins = View(
+    "rolled_ones_seat_wins",
+    GAME,
+    "N players: each seat's win probability from the start of the game (every score 0, seat 1 to move), every seat "
+    "playing optimally. New, unpublished results.",
+    union_all(*(
+        select(_ts.c.variant, _ts.c.players, literal(n).label("seat"), _ts.c[f"p_win{n}"].label("p_win"),
+               (_ts.c[f"p_win{n}"] - literal(1.0) / _ts.c.players).label("advantage"))
+        .where(_ts.c.seat == 1, _all_zero, _ts.c.players >= n)
+        for n in SEATS
+    )),
+    {"variant": VARIANT, "players": PLAYERS, "seat": "seat, 1..players (seat 1 moves first)",
+     "p_win": "the seat's win probability, " + PROB,
+     "advantage": "p_win - 1/players: the seat's advantage over an even share, probability difference"},
+)
+
+
+def _greatest(a, b):
+    return case((a >= b, a), else_=b)
+
+
+def _deviation():
+    """max over seats n <= players of |p_win_n - 1/players| (portable: no greatest())."""
+    parts = [case((_ts.c.players >= n, func.abs(_ts.c[f"p_win{n}"] - literal(1.0) / _ts.c.players, type_=Double)),
+                  else_=literal(0.0)) for n in SEATS]
+    out = parts[0]
+    for part in parts[1:]:
+        out = _greatest(out, part)
+    return out
+
+
+_some_zero = or_(*(and_(_ts.c.players >= n, _ts.c[f"score{n}"] == 0) for n in SEATS))
+COMPENSATION_COMMENTS = {
+    "variant": VARIANT, "players": PLAYERS,
+    **{f"score{n}": f"seat {n}'s starting points (compensation), points; 0 when players < {n}" for n in SEATS},
+    **{f"p_win{n}": f"seat {n}'s win probability from these starting scores, {PROB}; 0 when players < {n}"
+       for n in SEATS},
+    "deviation": "the largest |p_win - 1/players| over the seats, probability difference",
+}
+_comp_select = select(
+    _ts.c.variant, _ts.c.players, *(_ts.c[f"score{n}"] for n in SEATS), *(_ts.c[f"p_win{n}"] for n in SEATS),
+    _deviation().label("deviation"),
+).where(_ts.c.seat == 1, _some_zero)
+rolled_ones_compensation = View(
+    "rolled_ones_compensation",
+    GAME,
+    "N players: every start with compensation (starting scores below the goal, at least one seat at 0, seat 1 to "
+    "move) and how far it is from fair: the largest |p_win - 1/players| over the seats.",
+    _comp_select,
+    COMPENSATION_COMMENTS,
+)
+_c = _comp_select.subquery("c")
+_m = select(_c.c.variant, _c.c.players, func.min(_c.c.deviation).label("least")).group_by(
+    _c.c.variant, _c.c.players).subquery("m")
+rolled_ones_fair_compensation = View(
+    "rolled_ones_fair_compensation",
+    GAME,
+    "N players: the fair compensation, the starting scores (at least one seat at 0) that bring every seat closest to "
+    "1/players (least largest |p_win - 1/players|), searched over the stored turn starts.",
+    select(_c).select_from(_c.join(_m, and_(_m.c.variant == _c.c.variant, _m.c.players == _c.c.players,
+                                             _m.c.least == _c.c.deviation))),
+    COMPENSATION_COMMENTS,
+)
+
 VIEWS = [
+    rolled_ones_seat_wins,
+    rolled_ones_compensation,
+    rolled_ones_fair_compensation,
     rolled_ones_policy_actions,
     rolled_ones_policy_values,
     rolled_ones_disagreements,

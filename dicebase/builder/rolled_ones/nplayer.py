@@ -68,30 +68,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from dicebase.rules.rolled_ones import Rules
+from dicebase.rules.rolled_ones import (  # noqa: F401  (re-exported: the N-player rules live in the rules layer)
+    TIE_TOLERANCE, TURN_TOTAL_MARGIN, TURN_TOTAL_MARGIN_MANY, Rules, bar_ranges, rules_for, score_cap,
+)
 
-#: Roll only when P_roll exceeds P_hold by more than this (for the mover): hold before roll.
-TIE_TOLERANCE = 1e-12
 #: Policy-iteration rounds per tuple before it is handed to the cycle resolution.
 MAX_ITERATIONS = 64
 #: A stored mixed equilibrium must make its randomising seats indifferent within this.
 EQUILIBRIUM_TOLERANCE = 1e-12
-
-
-#: Turn totals kept past the goal (``turn_total_bound - goal``) that raising does not change, by
-#: number of players: measured by solving with larger bounds (identical values, difference 0.0) at
-#: goals 6-50; with 4 and 5 players a margin of 30 is NOT enough (differences of 4e-6 to 2e-5 at
-#: small goals): a seat that ends the normal phase early in a round faces several final turns and
-#: keeps rolling its five dice far past the goal.  (tests/test_rolled_ones_nplayer.py raises them.)
-TURN_TOTAL_MARGIN = {2: 30, 3: 30}
-TURN_TOTAL_MARGIN_MANY = 50
-
-
-def rules_for(players: int, goal: int = 50, **rules) -> Rules:
-    """Seed 002's rules at ``goal`` with a turn-total bound proven harmless for ``players``
-    (:data:`TURN_TOTAL_MARGIN`); the final-round score cap default is then ``goal + bound``."""
-    margin = TURN_TOTAL_MARGIN.get(players, TURN_TOTAL_MARGIN_MANY)
-    return Rules(goal=goal, turn_total_bound=goal + margin, **rules)
 
 
 @dataclass(frozen=True)
@@ -116,8 +100,7 @@ class Spec:
 
     @property
     def cap(self) -> int:
-        r = self.rules
-        return r.goal + r.turn_total_bound if self.score_cap is None else self.score_cap
+        return score_cap(self.rules) if self.score_cap is None else self.score_cap
 
     @property
     def tuples(self) -> int:
@@ -141,9 +124,7 @@ class Spec:
     def bar_ranges(self) -> list[int]:
         """``range_j``: the largest bar ``X`` of ``Phi_j`` (``j = 0`` unused), growing by ``D`` per seat
         because ``Phi_j(X)`` reads seat ``j``'s free region up to ``X + D``."""
-        D, C = self.rules.dice, self.cap
-        base = C - 1 + D
-        return [0] + [base + (j - 1) * D for j in range(1, self.players)]
+        return bar_ranges(self.rules, self.players, self.cap)
 
 
 # --------------------------------------------------------------------------- the rule tables

@@ -1,0 +1,136 @@
+"""Write the N-player Great Rolled Ones tables (issue 21): one block per (variant, players).
+
+:func:`build_players` solves each number of players of the ``players`` build option with
+:func:`.nplayer.solve` (the variant's rules, the turn-total bound raised to
+``rules.nplayer_rules``) and writes, in the order of :mod:`dicebase.layout.rolled_ones`:
+
+* ``rolled_ones_players``: the block's caps, tolerance and cycle counts;
+* ``rolled_ones_turn_starts``: every turn start's win vector, seat-major, then the score tuple;
+* ``rolled_ones_final_turns``: each later seat's final turn above the bar (``Finals.fa``, ``fc``,
+  ``froll``), from which the lookups compute every final-round value;
+* ``rolled_ones_cycle_tuples`` and ``rolled_ones_mixing``: the tuples whose equilibrium the cycle
+  resolution selected, with the randomising seats' decisions and roll probabilities.
+
+The list of cycle tuples also goes to the build metadata (``ctx.note``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from dicebase.builder.rolled_ones import nplayer
+from dicebase.layout import rolled_ones as layout
+from dicebase.rules.rolled_ones import (
+    MAX_PLAYERS, NPLAYER_RULES_TEXT, Rules, final_totals, nplayer_rules,
+)
+
+#: Rows per append of the turn starts (4 players at goal 50 write 25 million rows: bounded memory).
+CHUNK_ROWS = 1_000_000
+
+
+def _digits(idx: np.ndarray, goal: int, width: int) -> list[np.ndarray]:
+    """The base-``goal`` digits of ``idx``, most significant first (``width`` of them)."""
+    return [(idx // goal ** (width - 1 - d)) % goal for d in range(width)]
+
+
+def build_players(ctx, name: str, rules: Rules, players: tuple[int, ...]) -> None:
+    """Solve and write the N-player blocks of variant ``name`` for each count in ``players``."""
+    for N in players:
+        nrules = nplayer_rules(rules, N)
+        with ctx.step(f"{name}: {N} players (turn starts, final round, policy cycles)"):
+            sol = nplayer.solve(nrules, N)
+        with ctx.step(f"{name}: {N} players, write tables"):
+            write(ctx, name, sol)
+        stats = sol.stats
+        ctx.note(f"{name}.players{N}", {
+            "turn_total_bound": nrules.turn_total_bound,
+            "score_cap": sol.spec.cap,
+            "tie_tolerance": sol.spec.tie_tolerance,
+            "equilibrium_tolerance": stats["equilibrium_tolerance"],
+            "cycle_tuples": stats["cycle_tuples"],
+            "mixed_tuples": stats["mixed_tuples"],
+            "cycles": [
+                {"scores": rec["scores"], "kind": rec["kind"],
+                 "randomising": [{"seat": m + 1, "states": [list(s) for s in states], "p_roll": q}
+                                 for m, states, q in rec["randomising"]]}
+                for rec in sol.mixed
+            ],
+            "p_win_seats": [float(x) for x in sol.start_at((0,) * N)[0]],
+            "seconds": {"final_round": stats["seconds_final_round"], "levels": stats["seconds_levels"]},
+        })
+
+
+def write(ctx, name: str, sol: nplayer.Solution) -> None:
+    spec = sol.spec
+    r, N = spec.rules, spec.players
+    G, L = r.goal, r.ones_limit
+    desc = NPLAYER_RULES_TEXT.format(players=N, dice=r.dice, faces=r.faces, ones_limit=r.ones_limit, goal=G,
+                                     tie=f"{spec.tie_tolerance:g}")
+    ctx.write(layout.PLAYERS.name, {
+        "variant": name, "players": np.array([N]), "turn_total_bound": r.turn_total_bound, "score_cap": spec.cap,
+        "tie_tolerance": spec.tie_tolerance, "score_tuples": spec.tuples, "cycle_tuples": sol.stats["cycle_tuples"],
+        "mixed_tuples": sol.stats["mixed_tuples"], "description": desc,
+    })
+
+    # turn starts: seat-major, then the tuple index (layout.start_position), in chunks
+    T = spec.tuples
+    rows = 0
+    for m in range(N):
+        for a in range(0, T, CHUNK_ROWS):
+            idx = np.arange(a, min(a + CHUNK_ROWS, T), dtype=np.int64)
+            digits = _digits(idx, G, N)
+            cols = {"variant": name, "players": N, "seat": np.full(len(idx), m + 1, dtype=np.int64)}
+            for n in range(MAX_PLAYERS):
+                cols[layout.SCORES[n]] = digits[n] if n < N else 0
+                cols[layout.WINS[n]] = sol.start[idx, m, n] if n < N else 0.0
+            ctx.write(layout.TURN_STARTS, cols)
+            rows += len(idx)
+    assert rows == layout.start_rows(G, N), (name, N, rows)
+
+    # the final round, compactly: seat j's values above the bar (layout.final_position)
+    f = sol.finals
+    tt = final_totals(r, N, spec.cap)
+    rows = 0
+    for j in range(1, N):
+        nR, TT = f.fa[j].shape[:2]
+        assert TT == tt[j], (TT, tt[j])
+        R, ti, o = (x.ravel() for x in np.meshgrid(np.arange(nR), np.arange(TT), np.arange(L), indexing="ij"))
+        later = _digits(R, G, N - 1 - j)
+        cols = {"variant": name, "players": N, "seat": np.full(len(R), j + 1, dtype=np.int64),
+                "total": G + 1 + ti, "ones": o,
+                "best": np.where(f.froll[j][R, ti, o], "roll", "hold").astype(object),
+                "p_bust": f.fc[j][R, ti, o]}
+        for n in range(MAX_PLAYERS):
+            cols[layout.SCORES[n]] = later[n - j - 1] if j < n < N else 0
+            cols[layout.WINS[n]] = f.fa[j][R, ti, o, n - j] if j <= n < N else 0.0
+        ctx.write(layout.FINAL_TURNS, cols)
+        rows += len(R)
+    assert rows == layout.final_layout(r, N, spec.cap)[2], (name, N, rows)
+
+    # cycle tuples and their mixing probabilities, in key order
+    recs = sorted(sol.mixed, key=lambda rec: rec["scores"])
+    if recs:
+        cols = {"variant": name, "players": N,
+                "kind": np.array([rec["kind"] for rec in recs], dtype=object),
+                "randomising_seats": np.array([len(rec["randomising"]) for rec in recs]),
+                "cycle_length": np.array([rec["cycle_length"] for rec in recs]),
+                "residual": np.array([rec["residual"] for rec in recs])}
+        for n in range(MAX_PLAYERS):
+            cols[layout.SCORES[n]] = np.array([rec["scores"][n] if n < N else 0 for rec in recs])
+        ctx.write("rolled_ones_cycle_tuples", cols)
+    mix = []
+    for rec in recs:
+        for m, states, q in rec["randomising"]:
+            qs = q if isinstance(q, list) else [q] * len(states)
+            for (k, o), p in zip(states, qs):
+                mix.append((*rec["scores"], *([0] * (MAX_PLAYERS - N)), m + 1, k, o, float(p)))
+    mix.sort()
+    if mix:
+        cols = {"variant": name, "players": N}
+        for n, column in enumerate((*layout.SCORES, "seat", "k", "o")):
+            cols[column] = np.array([row[n] for row in mix], dtype=np.int64)
+        cols["p_roll"] = np.array([row[-1] for row in mix])
+        ctx.write("rolled_ones_mixing", cols)
+
+
+__all__ = ["build_players", "write"]

@@ -1,0 +1,461 @@
+"""Great Rolled Ones for N players: lookups in the N-player tables (issue 21; docs/n_players.md).
+
+``db.rolled_ones.best_n(scores, player, turn_total, ones)``, ``seats(players)`` and
+``compensation(players)`` answer from the tables the build writes for each (variant, players)
+(:mod:`dicebase.layout.rolled_ones`): every turn start's win vector (``rolled_ones_turn_starts``),
+the compact final round (``rolled_ones_final_turns``) and the cycle tuples with their mixing
+probabilities.  A mid-turn state is computed here, in plain Python, by the solver's equations
+(``dicebase.builder.rolled_ones.nplayer.turn_values``, mirrored operation for operation)::
+
+    P_roll(m, s, k, o) = P_end(o) P(m+1, s, 0, 0) + sum_n P_new1s(D-o, n) P(m, s, k + D - o', o')
+    P_hold(m, s, k)    = P(m+1, s + k e_m, 0, 0)        if s_m + k < goal
+                       = e_m                            if s_m + k >= goal and m is the last seat
+                       = Phi_{m+1}(s_m + k; s_{m+1}..)  otherwise (the final round)
+
+from ``turn_total_bound + dice`` stored vectors.  ``Phi_j(X; s_j..)`` (roles [leader, j, ..]) comes from
+the stored final turns above the bar and the first-passage chances ``Q`` of the rules.  Rows are read
+through the one block reader (:class:`dicebase.query.blocks.Blocks`): by position on DuckDB, every
+row's key checked, by key on SQLite.  No numpy.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property, lru_cache, partial
+
+from dicebase.layout import rolled_ones as layout
+from dicebase.query.base import BadInput, NotInDatabase, clip, whole_number
+from dicebase.query.blocks import Found
+from dicebase.query.metadata import has_relation
+from dicebase.rules.rolled_ones import (
+    DEFAULT_OPTIONS, MAX_PLAYERS, PLAYER_COUNTS, Rules, final_totals, reachable_turns,
+)
+
+WINS = ", ".join(layout.WINS)
+
+
+@dataclass(frozen=True)
+class Block:
+    """One (variant, players) block as recorded in ``rolled_ones_players``."""
+
+    variant: str
+    players: int
+    goal: int
+    dice: int
+    faces: int
+    ones_limit: int
+    turn_total_bound: int
+    score_cap: int
+    tie_tolerance: float
+    cycle_tuples: int
+    mixed_tuples: int
+
+    @cached_property
+    def rules(self) -> Rules:
+        return Rules(self.goal, self.dice, self.ones_limit, self.faces, self.turn_total_bound)
+
+    @property
+    def key(self) -> tuple[str, int]:
+        return (self.variant, self.players)
+
+
+@dataclass(frozen=True)
+class NAction:
+    action: str  # "roll" or "hold"
+    p_win: float  # the mover's win probability with this action, every seat optimal after
+    p_wins: tuple[float, ...]  # every seat's win probability with this action
+
+    def as_dict(self) -> dict:
+        return {"action": self.action, "p_win": self.p_win, "p_wins": list(self.p_wins)}
+
+
+@dataclass(frozen=True)
+class NStateValue:
+    """Optimal (equilibrium) play at one N-player state, every legal action with its win vector."""
+
+    variant: str
+    players: int
+    scores: tuple[int, ...]
+    player: int  # the seat to move, 1..players
+    turn_total: int
+    ones: int
+    best: str  # "roll", "hold" or "mixed" (the seat randomises here: see roll_probability)
+    roll_probability: float  # 1 (rolls), 0 (holds) or the stored mixing probability
+    p_win: float
+    p_wins: tuple[float, ...]
+    actions: tuple[NAction, ...]
+    cycle: dict | None = None  # the tuple's stored equilibrium was selected (see docs/n_players.md)
+    source: str = ""
+    notes: tuple[str, ...] = field(default=())
+
+    def as_dict(self) -> dict:
+        return {
+            "variant": self.variant,
+            "players": self.players,
+            "scores": list(self.scores),
+            "player": self.player,
+            "turn_total": self.turn_total,
+            "ones": self.ones,
+            "best": self.best,
+            "roll_probability": self.roll_probability,
+            "p_win": self.p_win,
+            "p_wins": list(self.p_wins),
+            "actions": [a.as_dict() for a in self.actions],
+            "cycle_tuple": self.cycle is not None,
+            "cycle": self.cycle,
+            "source": self.source,
+        }
+
+
+@dataclass(frozen=True)
+class SeatWin:
+    players: int
+    seat: int
+    p_win: float
+    advantage: float  # p_win - 1/players
+
+    def as_dict(self) -> dict:
+        return {"players": self.players, "seat": self.seat, "p_win": self.p_win, "advantage": self.advantage}
+
+
+@dataclass(frozen=True)
+class Compensation:
+    variant: str
+    players: int
+    scores: tuple[int, ...]  # starting points per seat (fair compensation)
+    p_wins: tuple[float, ...]
+    deviation: float  # largest |p_win - 1/players|
+    uncompensated: tuple[float, ...]  # the seats' win probabilities from all scores 0
+    uncompensated_deviation: float
+
+    def as_dict(self) -> dict:
+        return {"variant": self.variant, "players": self.players, "scores": list(self.scores),
+                "p_wins": list(self.p_wins), "deviation": self.deviation,
+                "uncompensated_p_wins": list(self.uncompensated),
+                "uncompensated_deviation": self.uncompensated_deviation}
+
+
+# --------------------------------------------------------------------------- the rules' tables
+@lru_cache(maxsize=16)
+def first_passage(rules: Rules, d_max: int) -> tuple:
+    """``Q[d][o][r - 1][o']``: from ``d`` points at or below the bar with ``o`` 1s set aside, always
+    rolling, the chance to first exceed the bar at ``bar + r`` with ``o'`` 1s (the solver's
+    ``nplayer.first_passage``, the same operations in plain Python)."""
+    L, D = rules.ones_limit, rules.dice
+    Q = []
+    for d in range(d_max + 1):
+        row = []
+        for o in rules.ones:
+            cell = [[0.0] * L for _ in range(D)]
+            for prob, gain, o_next in rules.outcomes[o]:
+                if gain > d:
+                    cell[gain - d - 1][o_next] += prob
+                else:
+                    src = Q[d - gain][o_next]
+                    for r in range(D):
+                        for o2 in range(L):
+                            cell[r][o2] += prob * src[r][o2]
+            row.append(cell)
+        Q.append(row)
+    return tuple(Q)
+
+
+def parse_scores(scores) -> tuple[int, ...]:
+    """``"30,41,12"`` or a list of whole numbers -> a tuple; BadInput (one line) otherwise."""
+    if isinstance(scores, str):
+        parts = [p.strip() for p in scores.split(",")]
+        try:
+            values = [int(p) for p in parts]
+        except ValueError:
+            raise BadInput(f"scores must be whole numbers separated by commas, one per seat (e.g. 30,41,12), "
+                           f"got {clip(scores)}") from None
+    elif isinstance(scores, (list, tuple)):
+        values = [whole_number(s, "each score") for s in scores]
+    else:
+        raise BadInput(f"scores must be a list of whole numbers, one per seat (e.g. 30,41,12), got {clip(scores)}")
+    if not 2 <= len(values) <= MAX_PLAYERS:
+        raise BadInput(f"scores must name {PLAYER_COUNTS[0]} to {MAX_PLAYERS} seats (one score per seat, in seat "
+                       f"order), got {len(values)}")
+    return tuple(values)
+
+
+class NPlayers:
+    """The N-player lookups of one connection (``db.rolled_ones.n``)."""
+
+    def __init__(self, q):
+        self.q = q
+        self.db = q.db
+        self.blocks = q.blocks
+
+    # -- what is built ------------------------------------------------------------------------
+    @cached_property
+    def built(self) -> dict[tuple[str, int], Block]:
+        """(variant, players) -> :class:`Block` of every N-player block in the file."""
+        self.db.require_game("rolled_ones")
+        if not has_relation(self.db, "rolled_ones_players"):
+            return {}
+        rows = self.db.fetchall(
+            "SELECT p.variant, p.players, v.goal, v.dice, v.faces, v.ones_limit, p.turn_total_bound, p.score_cap, "
+            "p.tie_tolerance, p.cycle_tuples, p.mixed_tuples FROM rolled_ones_players p "
+            "JOIN rolled_ones_variants v ON v.variant = p.variant ORDER BY p.variant, p.players")
+        return {(r[0], int(r[1])): Block(r[0], *(int(x) for x in r[1:8]), float(r[8]), int(r[9]), int(r[10]))
+                for r in rows}
+
+    def block(self, players: int, variant: str | None) -> Block:
+        """The block of ``players`` seats of the variant; NotInDatabase with the rebuild command if not built."""
+        v = self.q.variant(variant)
+        got = self.built.get((v.name, players))
+        if got is None:
+            counts = sorted({n for name, n in self.built if name == v.name} | {players})
+            have = ", ".join(str(n) for _name, n in sorted(self.built) if _name == v.name) or "none"
+            raise NotInDatabase(
+                f"{players} players are not built for {v.name} (built: {have}); rebuild with: "
+                f"{self.q.rebuild_command_with(players=counts)}")
+        return got
+
+    # -- finding blocks -------------------------------------------------------------------------
+    def _found(self, table, b: Block, size) -> Found | None:
+        return self.blocks.found(table, b.key, partial(self._locate, table, b, size))
+
+    def _locate(self, table, b: Block, size) -> Found | None:
+        """A block starts after the blocks before it in (variant, players) order; found when its
+        first and last rows are its own and their neighbours not (then only row keys are checked)."""
+        sizes = {key: size(other) for key, other in self.built.items()}
+        base = layout.nplayer_block_start(sizes, b.key)
+        if self.blocks.ends_fit(table, b.key, base, sizes[b.key]):
+            return Found(base, sizes[b.key])
+        self.blocks.lose(table, b.key)
+        return None
+
+    # -- reads --------------------------------------------------------------------------------
+    def starts_along(self, b: Block, seat: int, scores: tuple[int, ...], m: int) -> dict[int, tuple[float, ...]]:
+        """{v: win vector at ``seat``'s turn start with seat ``m + 1``'s score v (the other scores as
+        given)} for v = scores[m] .. goal - 1: a bust's and every hold's next turn start."""
+        N, G = b.players, b.goal
+        table = layout.starts_table(N)
+        lo = scores[m]
+        with_score = lambda v: (*scores[:m], v, *scores[m + 1:])  # noqa: E731
+        found = self._found(table, b, lambda o: layout.start_rows(o.goal, o.players))
+        others = [(layout.SCORES[n], scores[n]) for n in range(N) if n != m]
+        wins = ", ".join(layout.WINS[:N])
+        if found is not None:
+            first = layout.start_position(G, N, seat, *with_score(lo))
+            last = layout.start_position(G, N, seat, *with_score(G - 1))
+            where = " AND ".join(f"{c} = ?" for c, _ in others) if G ** (N - 1 - m) > 1 else ""
+            rows = self.blocks.read(table, b.key, found, first, last, wins,
+                                    partial(layout.start_position, G, N), where=where,
+                                    params=tuple(s for _, s in others) if where else (), count=G - lo)
+            if rows is not None:
+                return {row[2 + m]: tuple(float(x) for x in row[2 + N:]) for row in rows}
+        marks = ", ".join("?" for _ in range(lo, G))
+        sql = (f"SELECT {layout.SCORES[m]}, {wins} FROM {layout.TURN_STARTS} WHERE variant = ? AND players = ? "
+               f"AND seat = ? AND " + "".join(f"{c} = ? AND " for c, _ in others) + f"{layout.SCORES[m]} IN ({marks})")
+        rows = self.db.read(sql, (*b.key, seat, *(s for _, s in others), *range(lo, G)))
+        return {int(r[0]): tuple(float(x) for x in r[1:]) for r in rows}
+
+    def final_rows(self, b: Block, j: int, later: tuple[int, ...]) -> dict[tuple[int, int], tuple[float, ...]]:
+        """{(total, ones): (p_bust, FA of seats j..N-1)} of 0-based seat ``j``'s final turn above the bar,
+        the later seats' scores ``later`` (seats j+1 .. N-1)."""
+        N, G, L = b.players, b.goal, b.ones_limit
+        table = layout.finals_table(N)
+        scores = (0,) * (j + 1) + tuple(later)
+        tt = final_totals(b.rules, N, b.score_cap)[j]
+        wins = ", ".join(layout.WINS[j:N])
+        found = self._found(table, b, lambda o: layout.final_layout(o.rules, o.players, o.score_cap)[2])
+
+        def pack(total, ones, p_bust, *fa):
+            return (int(total), int(ones)), (float(p_bust), *(float(x) for x in fa))
+
+        if found is not None:
+            position = partial(layout.final_position, b.rules, N, b.score_cap)
+            first = position(j + 1, *scores, G + 1, 0)
+            last = position(j + 1, *scores, G + tt, L - 1)
+            rows = self.blocks.read(table, b.key, found, first, last, f"p_bust, {wins}", position)
+            if rows is not None:
+                return dict(pack(*row[2 + N:]) for row in rows)
+        sql = (f"SELECT total, ones, p_bust, {wins} FROM {layout.FINAL_TURNS} WHERE variant = ? AND players = ? "
+               f"AND seat = ? AND " + " AND ".join(f"{c} = ?" for c in layout.SCORES[:N]))
+        return dict(pack(*row) for row in self.db.read(sql, (*b.key, j + 1, *scores)))
+
+    def cycle(self, b: Block, scores: tuple[int, ...]) -> dict | None:
+        """The stored equilibrium's record of a cycle tuple (None: not one)."""
+        if not b.cycle_tuples:
+            return None
+        padded = (*scores, *([0] * (MAX_PLAYERS - len(scores))))
+        where = "variant = ? AND players = ? AND " + " AND ".join(f"{c} = ?" for c in layout.SCORES)
+        row = self.db.read(f"SELECT kind, randomising_seats, cycle_length, residual FROM rolled_ones_cycle_tuples "
+                           f"WHERE {where}", (*b.key, *padded))
+        if not row:
+            return None
+        kind, seats, length, residual = row[0]
+        mixing = self.db.read(f"SELECT seat, k, o, p_roll FROM rolled_ones_mixing WHERE {where} ORDER BY seat, k, o",
+                              (*b.key, *padded))
+        return {
+            "kind": kind,
+            "randomising": [{"seat": int(s), "turn_total": int(k), "ones": int(o), "p_roll": float(p)}
+                            for s, k, o, p in mixing],
+            "cycle_length": int(length),
+            "residual": float(residual),
+            "note": ("best responses cycle in this score tuple: no pure equilibrium among them, the stored one is "
+                     "mixed (the seats listed roll with the probability given)" if kind == "mixed" else
+                     "best responses cycle in this score tuple: the stored pure equilibrium was selected by search"),
+        }
+
+    # -- the final round ----------------------------------------------------------------------
+    def phi(self, b: Block, j: int, X: int, later: tuple[int, ...], cache: dict) -> list[float]:
+        """``Phi_j(X; later)``: roles [leader, j, .., N-1] when 0-based seat ``j`` starts its final turn
+        with bar ``X``; ``later`` = the scores of seats j .. N-1 (the solver's kernel, in its order)."""
+        key = (j, X, later)
+        if key in cache:
+            return cache[key]
+        r, N, G = b.rules, b.players, b.goal
+        D, L = r.dice, r.ones_limit
+        rows = cache.get(("rows", j, later[1:]))
+        if rows is None:
+            rows = cache[("rows", j, later[1:])] = self.final_rows(b, j, later[1:])
+        Q0 = first_passage(r, G + b.turn_total_bound + 2 * D)[X - later[0]][0]
+        nf = N - j
+        W = [0.0] * nf
+        qs = cc = 0.0
+        for rr in range(1, D + 1):
+            for o2 in range(L):
+                qq = Q0[rr - 1][o2]
+                if qq == 0.0:
+                    continue
+                got = rows.get((X + rr, o2))
+                if got is None:
+                    raise NotInDatabase(f"rolled_ones_final_turns lacks seat {j + 1}'s total {X + rr}; rebuild with: "
+                                        f"{self.q.rebuild_command()}")
+                qs += qq
+                cc += qq * got[0]
+                for i in range(nf):
+                    W[i] += qq * got[1 + i]
+        cc += 1.0 - qs
+        if j == N - 1:
+            out = [cc, W[0]]
+        else:
+            nb = self.phi(b, j + 1, X, later[1:], cache)
+            out = [cc * nb[0], W[0]] + [W[i] + cc * nb[i] for i in range(1, nf)]
+        cache[key] = out
+        return out
+
+    # -- the lookup ---------------------------------------------------------------------------
+    def best(self, scores, player, turn_total, ones, variant: str | None = None) -> NStateValue:
+        scores = parse_scores(scores)
+        N = len(scores)
+        p, k, o = (whole_number(x, name) for x, name in ((player, "player"), (turn_total, "turn total"),
+                                                         (ones, "ones")))
+        if not 1 <= p <= N:
+            raise BadInput(f"player must be 1..{N} (the seat to move; --scores names {N} seats), got {p}")
+        b = self.block(N, variant)
+        G, K, L = b.goal, b.turn_total_bound, b.ones_limit
+        for n, s in enumerate(scores):
+            if not 0 <= s < G:
+                raise BadInput(f"seat {n + 1}'s score must be 0..{G - 1} (a turn that ends at {G} or more makes the "
+                               f"round the last; final-round states are not answered by this lookup), got {s}")
+        if not 0 <= o < L:
+            raise BadInput(f"ones must be 0..{L - 1} (ones set aside; {L} end the turn), got {o}")
+        if not 0 <= k <= K:
+            raise BadInput(f"turn total must be 0..{K} (the stored bound for {N} players; beyond it the mover "
+                           f"holds), got {k}")
+        if (k, o) not in reachable_turns(b.rules):
+            raise BadInput(f"turn total {k} with {o} ones set aside cannot occur (a roll adds its non-1s, "
+                           f"{b.dice - b.ones_limit + 1} to {b.dice} points)")
+        cycle = self.cycle(b, scores)
+        mix = {}
+        for rec in (cycle or {}).get("randomising", []):
+            if rec["seat"] == p:
+                mix[(rec["turn_total"], rec["ones"])] = rec["p_roll"]
+        pr, hold, q = self.turn(b, scores, p - 1, k, o, mix)
+        value = pr if q == 1.0 else hold if q == 0.0 else tuple(q * a + (1.0 - q) * h for a, h in zip(pr, hold))
+        m = p - 1
+        roll_a = NAction("roll", pr[m], pr)
+        actions = (roll_a,) if k == 0 else ((roll_a, NAction("hold", hold[m], hold)) if q >= 0.5
+                                            else (NAction("hold", hold[m], hold), roll_a))
+        best = "roll" if q == 1.0 else "hold" if q == 0.0 else "mixed"
+        return NStateValue(b.variant, N, scores, p, k, o, best, q, value[m], value, actions, cycle,
+                           f"computed from {layout.TURN_STARTS}" + ("" if m == N - 1 or scores[m] + K < G
+                                                                    else f" and {layout.FINAL_TURNS}"))
+
+    def turn(self, b: Block, scores: tuple[int, ...], m: int, k_at: int, o_at: int, mix: dict):
+        """(P_roll, P_hold, roll probability) at (k_at, o_at) of seat ``m``'s turn: the solver's
+        ``turn_values``, from ``k = turn_total_bound`` down to ``k_at``."""
+        r, N, G = b.rules, b.players, b.goal
+        K, D, L = b.turn_total_bound, r.dice, r.ones_limit
+        nxt = (m + 1) % N
+        starts = self.starts_along(b, nxt + 1, scores, m)
+        if len(starts) != G - scores[m]:
+            raise NotInDatabase(f"{layout.TURN_STARTS} lacks turn starts of {scores}; rebuild with: "
+                                f"{self.q.rebuild_command()}")
+        bust = starts[scores[m]]
+        cache: dict = {}
+        hold = [None] * (K + D + 1)
+        for k in range(1, K + D + 1):
+            t = scores[m] + k
+            if t < G:
+                hold[k] = starts[t]
+            else:
+                vec = [0.0] * N
+                if m == N - 1:
+                    vec[m] = 1.0
+                else:
+                    roles = self.phi(b, m + 1, t, tuple(scores[m + 1:]), cache)
+                    vec[m] = roles[0]
+                    vec[m + 1:] = roles[1:]
+                hold[k] = tuple(vec)
+        value = [[None] * L for _ in range(K + D + 1)]
+        for k in range(K + 1, K + D + 1):
+            for o in range(L):
+                value[k][o] = hold[k]
+        for k in range(K, k_at - 1, -1):
+            for o in range(L):
+                pr = [r.p_end[o] * x for x in bust]
+                for prob, gain, o_next in r.outcomes[o]:
+                    nv = value[k + gain][o_next]
+                    pr = [a + prob * c for a, c in zip(pr, nv)]
+                pr = tuple(pr)
+                if k == 0:
+                    q = 1.0
+                elif (k, o) in mix:
+                    q = mix[(k, o)]
+                else:
+                    q = 1.0 if pr[m] > hold[k][m] + b.tie_tolerance else 0.0
+                if k == k_at and o == o_at:
+                    return pr, (None if k == 0 else hold[k]), q
+                value[k][o] = (pr if q == 1.0 else hold[k] if q == 0.0
+                               else tuple(q * a + (1.0 - q) * h for a, h in zip(pr, hold[k])))
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    # -- aggregates ----------------------------------------------------------------------------
+    def seats(self, players=None, variant: str | None = None) -> list[SeatWin]:
+        """Each seat's win probability from the start, every seat optimal (rolled_ones_seat_wins)."""
+        v = self.q.variant(variant)
+        if players is not None:
+            n = whole_number(players, "players")
+            if n not in PLAYER_COUNTS:
+                raise BadInput(f"players must be {PLAYER_COUNTS[0]}..{PLAYER_COUNTS[-1]}, got {n}")
+            self.block(n, v.name)
+        elif not any(name == v.name for name, _ in self.built):
+            raise NotInDatabase(f"no N-player tables for {v.name}; rebuild with: "
+                                f"{self.q.rebuild_command_with(players=list(DEFAULT_OPTIONS['players']))}")
+        rows = self.db.fetchall("SELECT players, seat, p_win, advantage FROM rolled_ones_seat_wins WHERE variant = ? "
+                                "ORDER BY players, seat", (v.name,))
+        return [SeatWin(int(a), int(s), float(w), float(d)) for a, s, w, d in rows
+                if players is None or int(a) == int(players)]
+
+    def compensation(self, players, variant: str | None = None) -> Compensation:
+        """The fair compensation for ``players`` seats (rolled_ones_fair_compensation)."""
+        n = whole_number(players, "players")
+        if n not in PLAYER_COUNTS:
+            raise BadInput(f"players must be {PLAYER_COUNTS[0]}..{PLAYER_COUNTS[-1]}, got {n}")
+        b = self.block(n, variant)
+        cols = ", ".join((*layout.SCORES[:n], *layout.WINS[:n]))
+        fair = self.db.fetchone(f"SELECT {cols}, deviation FROM rolled_ones_fair_compensation WHERE variant = ? AND "
+                                f"players = ? ORDER BY {', '.join(layout.SCORES)} LIMIT 1", b.key)
+        start = self.db.fetchone(f"SELECT {cols}, deviation FROM rolled_ones_compensation WHERE variant = ? AND "
+                                 f"players = ? AND " + " AND ".join(f"{c} = 0" for c in layout.SCORES), b.key)
+        if fair is None or start is None:
+            raise NotInDatabase(f"no turn starts for {n} players in {b.variant}; rebuild with: "
+                                f"{self.q.rebuild_command()}")
+        return Compensation(b.variant, n, tuple(int(x) for x in fair[:n]), tuple(float(x) for x in fair[n:2 * n]),
+                            float(fair[-1]), tuple(float(x) for x in start[n:2 * n]), float(start[-1]))
