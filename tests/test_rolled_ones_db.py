@@ -11,7 +11,7 @@ import pytest
 import dicebase
 
 GAME = ("rolled_ones",)
-SMALL = {"rolled_ones": {"goal": 20, "turn_total_bound": 50, "komi_max": 5}}
+SMALL = {"rolled_ones": {"goal": 20, "turn_total_bound": 50, "komi_max": 5, "players": [2, 3]}}  # N-player tables too
 POLICY_NAMES = ("roll_4_or_5_dice", "fixed_hold_at", "simple_ones_cases", "keep_pace_end_race")
 SEED = "002_adf76725bcd1fb40.txt"  # seed 002, /work/shared/seeds/002_adf76725bcd1fb40.txt
 FIG2 = {"roll_4_or_5_dice": -0.0536, "fixed_hold_at": -0.0268, "simple_ones_cases": -0.0201, "keep_pace_end_race": -0.0100}
@@ -232,7 +232,7 @@ def _with(flag, value, base=STATE):
         (["disagreements", "fixed-hold-at", "--limit", "9223372036854775808"], "--limit"),
         (["disagreements", "fixed-hold-at", "--limit", "99999999999999999999"], "--limit"),
         (["disagreements", "fixed-hold-at", "--limit", "x"], "--limit"),
-        (["best", "--player", "1"], "Missing option"),
+        (["best", "--player", "1"], "give --score and --opponent"),
     ],
 )
 def test_cli_bad_input(db_path, run_cli, args, says):
@@ -370,7 +370,7 @@ def test_duckdb_sqlite_parity(built_db):
     lite = built_db(GAME, "sqlite", SMALL)
     with dicebase.open(duck) as db:
         relations = [n for n, _ in db.fetchall("SELECT name, game FROM schema_tables WHERE game = 'rolled_ones'")]
-    assert len(relations) == 13  # 6 tables, 7 views
+    assert len(relations) == 21  # 11 tables (5 of them N players), 10 views (3 N players)
     for name in relations:
         names_d, rows_d = _relation_rows(duck, name)
         names_s, rows_s = _relation_rows(lite, name)
