@@ -158,7 +158,7 @@ def test_the_server_warm_up_holds_the_table_and_lets_go_of_its_blocks(built_db, 
         full = pool(scanned)
         assert held_blocks(scanned) == set() and full >= pooled
         monkeypatch.setattr(warm, "DROP_POOL_LIMIT", "4MB")  # below what this small file's tables hold
-        warm.Warmer._drop_buffer_pool(scanned)
+        warm.Warmer.drop_buffer_pool(scanned)
         assert pool(scanned) <= 4e6 < full
         assert scanned.fetchone("SELECT current_setting('memory_limit')")[0] == limit
 

@@ -223,9 +223,9 @@ def test_the_database_twin_of_an_ended_thread_is_closed(built_db, kind):
         thread.start()
         thread.join()
     assert [not twin.statistics().open for twin in twins] == [True, True, False]  # the last one ended after the last open
-    assert len(server._twins) == 2  # this thread's (the server asked for its info) and the last thread's
+    assert len(server.thread_databases()) == 2  # this thread's (the server asked for its info) and the last thread's
     assert server.lookup("/api/v1/threes/seats", [("players", "3")])  # this thread's twin still answers
-    assert len(server._twins) == 2
+    assert len(server.thread_databases()) == 2
     server.close()
     assert all(not twin.statistics().open for twin in twins)
 

@@ -70,7 +70,7 @@ def test_sqlite_warm_up_reads_the_whole_file(files):
     said: list[str] = []
     with dicebase.open(f"sqlite:///{files['sqlite']}") as db:
         warmer = warm.Warmer(db, say=said.append)
-        assert warmer._read_through(files["sqlite"]) == files["sqlite"].stat().st_size
+        assert warmer.read_through(files["sqlite"]) == files["sqlite"].stat().st_size
         warmer.run()
     assert len(said) == 1 and WARM_LINE.fullmatch(said[0]) and "page cache" in said[0], said
     assert f"({files['sqlite'].stat().st_size / 1e6:,.0f} MB)" in said[0]
@@ -93,7 +93,7 @@ def test_a_failed_warm_up_is_one_line_and_a_stopped_one_is_silent(files, kind, m
     def too_slow(self, *args):
         raise QueryTimeout("the query ran longer than 10 s and was stopped; nothing was changed")
 
-    monkeypatch.setattr(warm.Warmer, "_warm_duckdb" if kind == "duckdb" else "_read_through", too_slow)
+    monkeypatch.setattr(warm.Warmer, "_warm_duckdb" if kind == "duckdb" else "read_through", too_slow)
     said: list[str] = []
     with dicebase.open(f"{kind}:///{files[kind]}") as db:
         warm.Warmer(db, say=said.append).run()
@@ -112,7 +112,7 @@ def test_answers_are_the_same_while_and_after_warming(files, kind):
         expected = cold.get(SEED_001)
     with TestClient(create_app(dicebase.open(f"{kind}:///{files[kind]}"), cache_bytes=0, warm=True)) as warmed:
         answers = [warmed.get(SEED_001) for _ in range(20)]  # some during the warm-up, some after
-        warmed.app.state.server._warmer._thread.join(60)  # hang guard
+        warmed.app.state.server.wait_warm(60)  # hang guard
         answers.append(warmed.get(SEED_001))
     assert {a.status_code for a in answers} == {200}
     assert {a.content for a in answers} == {expected.content}
@@ -157,10 +157,10 @@ def test_a_server_process_freezes_its_heap_once_warmed_and_nothing_else_does(fil
             warm.Warmer(db, say=lambda line: None).run()
             assert gc.get_freeze_count() == 0
         with TestClient(create_app(dicebase.open(f"duckdb:///{files['duckdb']}"), warm=True)) as plain:
-            plain.app.state.server._warmer._thread.join(60)
+            plain.app.state.server.wait_warm(60)
             assert gc.get_freeze_count() == 0
         with TestClient(create_app(dicebase.open(f"duckdb:///{files['duckdb']}"), warm=True, freeze=True)) as served:
-            served.app.state.server._warmer._thread.join(60)
+            served.app.state.server.wait_warm(60)
             assert gc.get_freeze_count() > 1000
             assert served.get(SEED_001).json()["best"]["keep"] == [3]
     finally:

@@ -88,6 +88,16 @@ class Server:
                 self._twins[threading.current_thread()] = twin
         return twin
 
+    def thread_databases(self) -> list:
+        """The connections of the threads that have looked something up and not been replaced."""
+        with self._lock:
+            return list(self._twins.values())
+
+    def wait_warm(self, timeout: float | None = None) -> bool:
+        """Wait up to ``timeout`` seconds for the warm-up (if one was started) to end; whether it has."""
+        warmer = self._warmer
+        return warmer is None or warmer.wait(timeout)
+
     def lookup(self, path: str, items: list[tuple[str, str]]):
         """The JSON document of the lookup at ``path``; LookupFailed for a user's mistake."""
         endpoint = self.endpoints.get(path)

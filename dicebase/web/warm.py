@@ -30,6 +30,8 @@ import sys
 import threading
 import time
 
+from dicebase.query.blocks import held_blocks, held_bytes
+
 #: Bytes read at a time when a SQLite file is read through.
 CHUNK_BYTES = 1 << 20
 #: Games whose lookup tables a DuckDB server holds in memory (their Queries.hold(): the two-player
@@ -93,6 +95,11 @@ class Warmer:
         self._thread.start()
         return self
 
+    def wait(self, timeout: float | None = None) -> bool:
+        """Wait up to ``timeout`` seconds for the warm-up to end; whether it has."""
+        self._thread.join(timeout)
+        return not self._thread.is_alive()
+
     def stop(self, wait: float = 5.0) -> None:
         self._stop.set()
         twin = self._twin
@@ -125,7 +132,7 @@ class Warmer:
                 held = self._warm_duckdb()
                 what = f"loaded the tables into memory ({held / 1e6:,.0f} MB in this process)"
             else:
-                read = self._read_through(path)
+                read = self.read_through(path)
                 what = f"read the database file ({read / 1e6:,.0f} MB) into the page cache"
         except Exception as exc:  # noqa: BLE001 -- warming is an optimisation: never a reason to stop serving
             if not self._stop.is_set():
@@ -146,10 +153,10 @@ class Warmer:
             for game in HELD_GAMES:
                 if game in games and not self._stop.is_set():
                     getattr(twin, game).hold(stop=self._stop.is_set)
-            held = sum(table.nbytes for table in twin._held.values())
+            held = held_bytes(twin)
             if held:  # loading read the tables' blocks into the buffer pool: let them go
-                self._drop_buffer_pool(twin)
-            skip = {key[0] for key in twin._held}
+                self.drop_buffer_pool(twin)
+            skip = {block[0] for block in held_blocks(twin)}
             columns: dict[str, list[str]] = {}
             for table, column in twin.fetchall(
                 "SELECT table_name, column_name FROM duckdb_columns() WHERE schema_name = 'main' AND NOT internal "
@@ -171,7 +178,7 @@ class Warmer:
             twin.close()
 
     @staticmethod
-    def _drop_buffer_pool(twin) -> None:
+    def drop_buffer_pool(twin) -> None:
         """Empty DuckDB's buffer pool (it has no statement for that): lowering the memory limit
         evicts what is unpinned; the limit is set back at once.  A lookup needs far less."""
         try:
@@ -179,7 +186,7 @@ class Warmer:
         finally:  # the limit the database was opened with, as given (current_setting() rounds it)
             twin.fetchall("SET memory_limit = '" + str(twin.memory_limit).replace("'", "''") + "'")
 
-    def _read_through(self, path) -> int:
+    def read_through(self, path) -> int:
         """Read the file once from start to end (into the page cache); the bytes read."""
         buffer = bytearray(CHUNK_BYTES)
         done = 0
