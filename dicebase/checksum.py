@@ -310,9 +310,13 @@ def _update(digest, values, kind: str, rows: int) -> None:
 #   ``SELECT key, value FROM build_info WHERE key NOT LIKE 'checksum:%' AND key NOT IN
 #   ('store', 'duckdb_storage_version') ORDER BY key``.
 # - ``checksum:view:<name>`` for each view: the hex sha256 of the view's definition (the SELECT
-#   after ``CREATE VIEW <name> AS``, in the store's own catalogue) as DuckDB renders it, i.e. in
-#   DuckDB SQL ``sha256(json_deserialize_sql(json_serialize_sql('<select>')))``: one normal form
-#   on both stores (DuckDB keeps a view as a parse tree, SQLite as the text written).
+#   after ``CREATE VIEW <name> AS``, in the store's own catalogue) in one normal form on both
+#   stores (DuckDB keeps a view as a parse tree and writes it back with its own parentheses,
+#   SQLite keeps the text written): DuckDB's parse tree of the SELECT
+#   (``json_serialize_sql('<select>')``'s ``statements``), with the ``query_location`` fields
+#   dropped and each chain of ``UNION ALL`` flattened into one list (DuckDB re-nests a long
+#   chain when it writes it back, e.g. ``A UNION ALL (B UNION ALL C)``), as compact JSON with
+#   sorted keys, after the view's column list when it has one (see view_definition).
 # - ``checksum:checksums``: the hex sha256 of ``<key>=<value>;`` for every other checksum row,
 #   in key order (``SELECT sha256(string_agg(key || '=' || value || ';', '' ORDER BY key)) FROM
 #   build_info WHERE key LIKE 'checksum:%' AND key <> 'checksum:checksums'``), so that a
@@ -366,10 +370,11 @@ def view_parts(create_sql: str) -> tuple[str, str]:
 
 
 def view_definition(create_sql: str) -> str:
-    """The normal form of a view's definition: its SELECT as DuckDB renders it, after the column
-    list in parentheses when the view has one (ValueError when DuckDB cannot parse it, or lacks
-    its json functions)."""
+    """The normal form of a view's definition (see the notes above): its column list, if any, and
+    DuckDB's parse tree of its SELECT without source positions, each ``UNION ALL`` chain flattened,
+    as compact JSON (ValueError when DuckDB cannot parse it, or lacks its json functions)."""
     global _VIEW_TEXT
+    import json
     import threading
 
     columns, select = view_parts(create_sql)
@@ -381,10 +386,40 @@ def view_definition(create_sql: str) -> str:
     con, lock = _VIEW_TEXT
     try:
         with lock:
-            (text,) = con.execute("SELECT json_deserialize_sql(json_serialize_sql(?))", [select]).fetchone()
+            (text,) = con.execute("SELECT json_serialize_sql(?)", [select]).fetchone()
+        tree = json.loads(text)
+        if tree.get("error"):
+            raise ValueError(tree.get("error_message", "a parser error"))
     except Exception as exc:  # the engine's parser error, or no json extension
         raise ValueError(f"DuckDB cannot parse its definition ({str(exc).splitlines()[0][:200]})") from None
-    return f"{columns} {text}" if columns else text
+    normal = json.dumps(_normal_tree(tree["statements"]), sort_keys=True, separators=(",", ":"))
+    return f"{columns} {normal}" if columns else normal
+
+
+_POSITIONS = ("query_location", "query_location_length")
+
+
+def _union_all_chain(node) -> bool:
+    """A plain ``UNION ALL`` of its children: no ORDER BY/LIMIT of its own, no WITH."""
+    return (isinstance(node, dict) and node.get("type") == "SET_OPERATION_NODE"
+            and node.get("setop_type") == "UNION" and node.get("setop_all") is True
+            and not node.get("modifiers") and not (node.get("cte_map") or {}).get("map"))
+
+
+def _normal_tree(node):
+    """A parse tree without source positions, its ``UNION ALL`` chains flattened into one list."""
+    if isinstance(node, list):
+        return [_normal_tree(item) for item in node]
+    if not isinstance(node, dict):
+        return node
+    node = {key: _normal_tree(value) for key, value in node.items() if key not in _POSITIONS}
+    if _union_all_chain(node) and isinstance(node.get("children"), list):
+        flat = []
+        for child in node["children"]:
+            flat.extend(child["children"] if _union_all_chain(child) and isinstance(child.get("children"), list)
+                        else [child])
+        node["children"] = flat
+    return node
 
 
 def view_checksum(create_sql: str) -> str:
