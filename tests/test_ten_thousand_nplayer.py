@@ -63,6 +63,8 @@ class Brute:
         self.op, self.ost = np.array(pts), np.array(nxt)
         self.gc, self.gp, self.go = np.array(grp_class), np.array(gprob), np.array(gstart)
         self.maxp = int(self.op.max())
+        self.csum = np.zeros((self.S, len(self.gp)))  # class sums of probability-weighted groups
+        self.csum[self.gc, np.arange(len(self.gp))] = self.gp
         self.final_tables = {}
 
     def turn(self, top, t0, bank, farkle, mover, width):
@@ -78,12 +80,12 @@ class Brute:
             gmax = np.maximum.reduceat(mv, starts)
             ok = mv >= np.repeat(gmax, np.diff(self.go)) - TOL
             ch = np.minimum.reduceat(np.where(ok, np.arange(len(mv)), len(mv)), starts)
-            roll = np.zeros((self.S, width))
-            np.add.at(roll, self.gc, self.gp[:, None] * vals[ch])
-            roll += self.pf[:, None] * farkle
+            roll = self.csum @ vals[ch] + self.pf[:, None] * farkle
             b = bank(t)
-            for c in range(self.S):
-                V[t, c] = roll[c] if b is None or roll[c, mover] > b[mover] + TOL else b
+            if b is None:
+                V[t] = roll
+            else:
+                V[t] = np.where((roll[:, mover] > b[mover] + TOL)[:, None], roll, b)
         return V
 
     def final_table(self, X, later):
@@ -138,7 +140,7 @@ class Brute:
 
                     V = self.turn(G + self.cap - s[m], 0, bank, cur[nxt], m, N)
                     cur[m] = V[0, 0]
-                if np.array_equal(cur, old):
+                if np.abs(cur - old).max() <= 1e-15:  # contraction ~0.3 a sweep: the rest is below 1e-15
                     break
             W[s] = cur
         return W
@@ -147,12 +149,11 @@ class Brute:
 def test_brute_force_three_players():
     sol = solved("three-dice", 3, 150)
     assert sol.stats["cycle_tuples"] == 0 and sol.stats["unproven_tuples"] == 0
-    W = Brute(THREE, 3, 3).solve()
+    W = Brute(THREE, 3, 3, cap=40).solve()
     worst = max(np.abs(sol.start_at(s) - v).max() for s, v in W.items())
     assert worst < TOL, worst
     # mid-turn states from the stored turn starts equal the brute force's turn
-    b = Brute(THREE, 3, 3)
-    b.final_tables.clear()
+    b = Brute(THREE, 3, 3, cap=40)
     for s in [(0, 0, 0), (1, 2, 0), (2, 2, 2)]:
         tv = sol.turn_values(s, 1)
         assert np.allclose(tv["p_win"][0, 0], sol.start_at(s)[1], atol=TOL, rtol=0)
@@ -165,7 +166,7 @@ def test_brute_force_three_players():
 def test_brute_force_four_players():
     sol = solved("three-dice", 4, 100)
     assert sol.stats["unproven_tuples"] == 0
-    W = Brute(THREE, 4, 2, cap=50).solve()
+    W = Brute(THREE, 4, 2, cap=40).solve()
     cyc = {tuple(rec["scores"][r:] + rec["scores"][:r]) for rec in sol.mixed for r in range(4)}
     worst = max(np.abs(sol.start_at(s) - v).max() for s, v in W.items() if s not in cyc)
     assert worst < TOL, worst
