@@ -357,7 +357,6 @@ def turn_dp(m, beta, sm, N, kmax, maxp, om, tol, reach, sg, gp, go, op, ost, pf,
     S = sg.shape[0] - 1
     lo = -np.inf
     hi = np.inf
-    lim = np.empty(2)
     for k in range(kmax + maxp, kmax, -1):
         for cc in range(S):
             for i in range(N):
@@ -377,27 +376,66 @@ def turn_dp(m, beta, sm, N, kmax, maxp, om, tol, reach, sg, gp, go, op, ost, pf,
             for i in range(N):
                 rv[i] = 0.0
             rc = pf[cc]
-            lim[0] = lo
-            lim[1] = hi
             for g in range(sg[cc], sg[cc + 1]):
-                n = go[g + 1] - go[g]
+                base = go[g]
+                n = go[g + 1] - base
+                best = 0
+                bv = -np.inf
                 for q in range(n):
-                    o = go[g] + q
+                    o = base + q
                     kk = k + op[o]
-                    buf[0, q] = A[kk, ost[o], m]
-                    buf[1, q] = c[kk, ost[o]]
-                ch, best = choose(buf[0], buf[1], n, beta, tol)
-                if n > 1:
-                    keep_interval(buf[0], buf[1], n, ch, best, tol, lim)
+                    s2 = ost[o]
+                    av = A[kk, s2, m]
+                    bw = c[kk, s2]
+                    buf[0, q] = av
+                    buf[1, q] = bw
+                    v = av + bw * beta
+                    if v > bv:
+                        bv = v
+                        best = q
+                ch = best  # the first option (priority order) within tol of the best
+                for q in range(best):
+                    if buf[0, q] + buf[1, q] * beta >= bv - tol:
+                        ch = q
+                        break
+                if n > 1:  # the betas that keep this choice (conservative; see keep_interval)
+                    ac = buf[0, ch]
+                    bc = buf[1, ch]
+                    for q in range(n):
+                        if q == ch:
+                            continue
+                        if q < ch:
+                            db = buf[1, q] - buf[1, best]
+                            rhs = buf[0, best] - buf[0, q] - tol
+                        else:
+                            db = buf[1, q] - bc
+                            rhs = ac - buf[0, q] + tol
+                        if db > 0.0:
+                            x = rhs / db
+                            if x < hi:
+                                hi = x
+                        elif db < 0.0:
+                            x = rhs / db
+                            if x > lo:
+                                lo = x
+                    if ch != best:
+                        db = buf[1, best] - bc
+                        rhs = ac - buf[0, best] + tol
+                        if db > 0.0:
+                            x = rhs / db
+                            if x < hi:
+                                hi = x
+                        elif db < 0.0:
+                            x = rhs / db
+                            if x > lo:
+                                lo = x
                 keep[k, g] = ch
-                o = go[g] + ch
+                o = base + ch
                 kk = k + op[o]
                 s2 = ost[o]
                 for i in range(N):
                     rv[i] += gp[g] * A[kk, s2, i]
                 rc += gp[g] * c[kk, s2]
-            lo = lim[0]
-            hi = lim[1]
             rolls = True
             if can_bank:
                 h = H[m, k, m]
