@@ -122,6 +122,9 @@ def test_each_change_outside_the_game_tables_fails_verify(dbs, store, tmp_path, 
     assert "rebuild with: dicebase build threes" in str(error) and "--force" in str(error)
     code, out, err = run_verify(run_cli, store, copy)
     assert code == 1 and len(err.strip().splitlines()) == 1, (fault, err)
+    # the command prints each check's own status and names a rebuild of the file's games
+    assert any(line.split()[:2] == [status, table] for line in out.splitlines()), (fault, out)
+    assert "dicebase build threes" in err and "build core" not in err, err
 
 
 @pytest.mark.parametrize("store", STORES)
@@ -132,7 +135,8 @@ def test_a_file_built_before_the_metadata_checksums_verifies_what_it_can(dbs, st
     assert {c.table for c in checks if c.status == "not checked"} >= set(METADATA_TABLES) | {"threes_chances"}
     assert all(c.status == "ok" for c in checks if c.status != "not checked")
     code, out, err = run_verify(run_cli, store, copy)
-    assert code == 0, err
+    assert code == 0 and "not checked" in err, err
+    assert any(line.split()[:3] == ["not", "checked", "threes_chances"] for line in out.splitlines()), out
     # its game tables are still checked
     copy = tampered(dbs, store, tmp_path, "DELETE FROM build_info WHERE key LIKE 'checksum:%'",
                     "UPDATE threes_seats SET p_win = p_win + 0.5 WHERE players = 2")

@@ -176,11 +176,14 @@ def schema(table, db_path, fmt, as_json):
 @db_option
 @output_option
 def verify(games, db_path, fmt, as_json):
-    """Recompute every table's checksum and compare it with the one stored at build time.
+    """Recompute every checksum the build recorded and compare: tables, views, metadata.
 
-    Prints one line per table: ok, or MISMATCH when a stored value (or the
-    row count) changed since the build. Exits 0 only when every table
-    matches, 1 otherwise. The formula is in `dicebase schema build_tables`.
+    Prints one line per table and view: ok, MISMATCH when a stored value (or
+    the row count) changed since the build, MISSING, EXTRA or UNREADABLE.
+    Covers the game tables, the build's metadata tables and every view's
+    definition. Exits 0 only when everything matches, 1 otherwise; a file
+    built before the metadata had checksums says what it could not check.
+    The formulas are in `dicebase schema build_tables` and docs/schema.md.
 
     Example:
 
@@ -188,22 +191,20 @@ def verify(games, db_path, fmt, as_json):
         dicebase verify
         dicebase verify threes --db sqlite:///db/dicebase.sqlite --json
     """
-    from dicebase.errors import DicebaseError, rebuild_hint
+    from dicebase.query.verify import failure, unchecked
     from dicebase.query.verify import verify as run_verify
 
     fmt = resolve_format(fmt, as_json)
     with open_db(db_path, timeout=None) as db:
         checks = run_verify(db, list(games) or None)
+        error = failure(db, checks)
     if fmt == "table":
         for check in checks:
-            click.echo(f"{'ok' if check.ok else 'MISMATCH':8}  {check.table}  ({check.rows:,} rows)")
+            click.echo(check.line())
     else:
         emit([c.as_dict() for c in checks], fmt)
-    bad = [c for c in checks if not c.ok]
-    if bad:
-        games = sorted({c.game for c in bad})
-        error = DicebaseError(f"{len(bad)} of {len(checks)} tables do not match their build checksums: "
-                              f"{', '.join(c.table for c in bad)}; rebuild with: "
-                              f"{rebuild_hint(db.location, games, force=True)}")
-        error.exit_code = 1
+    skipped = unchecked(checks)
+    if skipped:
+        click.echo(skipped, err=True)
+    if error is not None:
         raise error
