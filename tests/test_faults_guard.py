@@ -70,6 +70,14 @@ def test_duckdb_refuses_functions_that_change_state_or_run_sql(dbs, sql, run_cli
     assert digest(dbs["duckdb"]) == before
 
 
+def test_import_database_is_named_as_what_it_is(dbs, run_cli, tmp_path):
+    """DuckDB parses IMPORT DATABASE as a pragma: the refusal names the IMPORT statement (issue 25, item 9)."""
+    before = digest(dbs["duckdb"])
+    code, out, err = run_cli(["sql", f"IMPORT DATABASE '{tmp_path}'", "--db", url(dbs, "duckdb")])
+    assert code == 2 and out == "" and err.startswith("Error: refused: IMPORT statements cannot run here"), err
+    assert "PRAGMA database" not in err and digest(dbs["duckdb"]) == before
+
+
 @pytest.mark.parametrize("sql", ["SELECT fts3_tokenizer('simple')", "SELECT fts3_tokenizer('simple', x'00')"])
 def test_sqlite_refuses_fts3_tokenizer(dbs, sql, run_cli):
     before = digest(dbs["sqlite"])

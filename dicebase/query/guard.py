@@ -158,6 +158,8 @@ def check_duckdb_statement(con, text: str, translate: Callable[[Exception], Dice
             raise ReadOnlyViolation("refused: EXPLAIN runs here only for a SELECT statement")
         text = inner
     if kind == "PRAGMA":
+        if words and words[0].upper() != "PRAGMA":  # DuckDB parses IMPORT DATABASE as a pragma
+            raise ReadOnlyViolation(refusal(shorten(words[0].upper(), 40)))
         name = words[1].lower() if len(words) > 1 else ""
         if name not in DUCKDB_READ_PRAGMAS or "=" in words:
             raise ReadOnlyViolation(f"refused: PRAGMA {shorten(name, 40)} is not a read-only pragma")
