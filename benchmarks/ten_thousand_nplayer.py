@@ -55,13 +55,14 @@ def one(kind: str, players: int, goal: int, threads: int, rules_name: str) -> di
     sol = nplayer.solve(rules, players, goal)
     wall, cpu = time.perf_counter() - t0, time.process_time() - cpu0
     s = sol.stats
-    cyc = sorted({tuple(r["scores"]) for r in sol.mixed})
+    cyc = sorted({tuple(r["scores"]) for r in sol.mixed if r["cycle_length"] > 1})
     return dict(kind=kind, players=players, goal=goal, threads=threads, seconds=round(wall, 2), cpu=round(cpu, 2),
                 finals=s["seconds_final_round"], turn_starts=s["turn_starts"], distinct=s["tuples"],
                 evaluations=s["turn_evaluations"], mean_kmax=round(s["mean_kmax"], 1),
                 peak_mb=round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
                 result_mb=round((s["bytes_start"] + s["bytes_finals"]) / 2**20, 1),
-                cycle_classes=s["cycle_tuples"], cycle_tuples=len({r for t in cyc for r in _rots(t)}),
+                cycle_classes=s["cycle_tuples"], cycle_tuples=s["cycle_tuples_all_rotations"],
+                rechecks=s["fixed_point_rechecks"],
                 mixed=s["mixed_tuples"], unproven=s["unproven_tuples"], cycles=[list(t) for t in cyc],
                 p_win=[round(float(x), 6) for x in sol.start_at((0,) * players)[0]],
                 hash=hashlib.sha256(sol.start.tobytes()).hexdigest()[:12])

@@ -586,8 +586,14 @@ def solve(rules: RuleSet, players: int, goal: int | None = None, *, tie_toleranc
         "tie_tolerance": tie_tolerance, "equilibrium_tolerance": EQUILIBRIUM_TOLERANCE,
         "max_iterations": spec.max_iterations, "bound_scale": bound_scale, "final_scale": final_scale,
         "margin": z["margin"], "forced_bank_total_cap": z["tcap"], "final_bank_margin": z["df"],
-        "turn_evaluations": evaluations, "cycle_tuples": len(mixed),
+        "turn_evaluations": evaluations,
+        # representatives (rotation classes) whose best responses cycled; "recheck": the kernel's
+        # conservative interval test failed but the profile was a fixed point (no cycle)
+        "cycle_tuples": sum(1 for m in mixed if m["cycle_length"] > 1),
+        "cycle_tuples_all_rotations": len({r for m in mixed if m["cycle_length"] > 1
+                                           for r in rotations(spec, [m["index"]])[0]}),
         "mixed_tuples": sum(1 for m in mixed if m["kind"] == "mixed"),
+        "fixed_point_rechecks": sum(1 for m in mixed if m["cycle_length"] == 1),
         "unproven_tuples": unproven, "selection": selection,
         "max_indifference_residual": max((m["residual"] for m in mixed if m["kind"] != "cycle-start"), default=0.0),
         "representatives": int(sum(len(level) for level in levels)),
