@@ -142,6 +142,8 @@ def check_duckdb_statement(con, text: str, translate: Callable[[Exception], Dice
             raise error from None
 
     statements = parse(text)
+    if not statements:
+        raise BadInput("the query holds no SQL statement")
     if len(statements) != 1:
         raise ReadOnlyViolation(f"one statement at a time, got {len(statements)}")
     kind = statements[0].type.name
