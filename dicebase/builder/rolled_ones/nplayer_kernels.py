@@ -27,10 +27,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-#: status codes of a tuple solve
-CONVERGED = 0
-CYCLE = 1
-NO_CONVERGENCE = 2
+from dicebase.builder.equilibrium_kernels import (  # noqa: F401  (the status codes: re-exported)
+    CONVERGED, CYCLE, NO_CONVERGENCE, initial_beta, solve_cycle,
+)
 
 
 # --------------------------------------------------------------------------- final round
@@ -216,62 +215,17 @@ def turn_dp(m, beta, N, K, D, L, tol, reach, out_p, out_g, out_o, out_n, p_end, 
 
 
 @njit(cache=True)
-def solve_cycle(N, SA, Sc, T):
-    """The turn starts of one tuple: ``T[m] = SA[m] + Sc[m] * T[m + 1]`` (``T[N] = T[0]``), exactly.
-
-    ``T[0] = (sum_i (prod_{l < i} Sc[l]) SA[i]) / (1 - prod Sc)``, then ``T[N-1] .. T[1]``.
-    """
-    num = np.zeros(N)
-    prod = 1.0
-    for i in range(N):
-        for e in range(N):
-            num[e] += prod * SA[i, e]
-        prod *= Sc[i]
-    for e in range(N):
-        T[0, e] = num[e] / (1.0 - prod)
-    for m in range(N - 1, 0, -1):
-        nxt = (m + 1) % N
-        for e in range(N):
-            T[m, e] = SA[m, e] + Sc[m] * T[nxt, e]
-
-
-@njit(cache=True)
-def initial_beta(idx, N, G, stride, start, beta):
-    """Where policy iteration starts: each seat's bust value ``beta[m] = start[., m + 1, m]``
-    extrapolated from higher levels only (so the start does not depend on chunking):
-    ``f(s + e_a) + f(s + e_b) - f(s + e_a + e_b)`` for the first two seats ``a < b`` with room below
-    the goal, ``f(s + e_a)`` with one, ``1/N`` with none.  Only the number of rounds depends on it."""
-    a = -1
-    b = -1
-    for i in range(N):
-        if (idx // stride[i]) % G + 1 < G:
-            if a < 0:
-                a = i
-            elif b < 0:
-                b = i
-    for m in range(N):
-        nxt = (m + 1) % N
-        if b >= 0:
-            x = (start[idx + stride[a], nxt, m] + start[idx + stride[b], nxt, m]
-                 - start[idx + stride[a] + stride[b], nxt, m])
-            beta[m] = min(1.0, max(0.0, x))
-        elif a >= 0:
-            beta[m] = start[idx + stride[a], nxt, m]
-        else:
-            beta[m] = 1.0 / N
-
-
-@njit(cache=True)
 def solve_tuple(idx, N, G, K, D, L, tol, maxit, stride, reach, out_p, out_g, out_o, out_n, p_end,
                 start, phi, phi_off, phi_rows, H, A, c, dec, SA, Sc, T, beta, ivl, hist, out):
     """Every seat's turn start of the tuple ``idx`` by policy iteration on the N-cycle of turn
     starts; writes ``out[m, :]`` and returns ``(status, evaluations)``.
 
-    Start: :func:`initial_beta`.  Each round: every
-    seat's greedy policy at its current ``beta`` (:func:`turn_dp`), the exact cycle solve
-    (:func:`solve_cycle`), and the new ``beta``; done when every new ``beta`` lies in the interval
-    that keeps its seat's policy.  A profile of start coefficients seen before (other than the
-    last) is a policy cycle: status ``CYCLE`` (the caller computes a mixed equilibrium).
+    Start: :func:`~dicebase.builder.equilibrium_kernels.initial_beta`.  Each round: every seat's
+    greedy policy at its current ``beta`` (:func:`turn_dp`), the exact cycle solve
+    (:func:`~dicebase.builder.equilibrium_kernels.solve_cycle`), and the new ``beta``; done when
+    every new ``beta`` lies in the interval that keeps its seat's policy.  A profile of start
+    coefficients seen before (other than the last) is a policy cycle: status ``CYCLE`` (the
+    caller computes a mixed equilibrium).
     """
     fill_hold(idx, N, G, K, D, stride, start, phi, phi_off, phi_rows, H)
     initial_beta(idx, N, G, stride, start, beta)

@@ -37,13 +37,15 @@ never applies above a bar), which is what makes it cheap.  ``Phi_1(d) = [1 - P_e
         (p1's keeps below the bar DO depend on the bar: unlike Great Rolled Ones there are choices)
     bust = [Phi_{r-1}(delta_2..)[leader], 0, Phi_{r-1}(delta_2..)[p2..]]
 
-Solution method (the Great Rolled Ones solver's, :mod:`dicebase.builder.rolled_ones.nplayer`):
+Solution method (the Great Rolled Ones solver's, :mod:`dicebase.builder.rolled_ones.nplayer`; the
+per-tuple equilibrium machinery both share is :mod:`dicebase.builder.equilibrium`):
 levels by descending score sum; the N turn starts of one tuple form a cycle (a farkle passes the
 turn, scores unchanged); each seat's turn is affine in what a farkle leaves it
 (``A + c * P(m+1, s, 0, six)``) and its best response depends on one number, ``beta_m``; policy
 iteration with the exact N-cycle solve, stopped exactly when every ``beta`` keeps its policy;
-a repeated profile is a policy cycle, resolved in Python (:func:`_resolve_cycle`: a pure
-equilibrium among the cycle's policies, else a mixed stationary one) and reported.
+a repeated profile is a policy cycle, resolved in Python (:func:`_resolve_cycle`, the shared
+:func:`dicebase.builder.equilibrium.resolve_cycle`: a pure equilibrium among the cycle's policies,
+else a mixed stationary one) and reported.
 
 Caps (explicit parameters of :class:`Spec`, each proven harmless at solve time, and by tests
 that raise them):
@@ -56,328 +58,29 @@ that raise them):
   ``G - 1 + margin`` and a tuple where the clamp binds is counted as ``unproven_tuples``;
 * final turns: a seat above the bar banks where ``sum_later P_exceed(m_j) <= pf_min * final_scale``
   (a roll is worth at most ``1 - pf_min`` to it).
+
+Modules: this one solves (:func:`solve`, :func:`solve_tuples`, :class:`Solution`, the rotation
+classes); :mod:`.nplayer_spec` holds :class:`Spec` and the rule tables (:func:`moves`),
+:mod:`.nplayer_final` the final round (``Phi_r``), :mod:`.nplayer_lookups` every state of a turn
+(:func:`turn_values`, :func:`final_turn_values`), :mod:`.nplayer_kernels` the compiled kernels.
+Every public name is importable from here.
 """
 
 from __future__ import annotations
 
-import itertools
 import time
 from dataclasses import dataclass, field
-from functools import lru_cache
 
 import numpy as np
 
-from dicebase.rules.ten_thousand import RuleSet, turn_states
+from dicebase.builder.equilibrium import EQUILIBRIUM_TOLERANCE, MAX_ITERATIONS, resolve_cycle, score_sum_levels
+from dicebase.rules.ten_thousand import RuleSet
 
-#: Bank unless rolling beats it by more than this (for the mover); keeps within it go by priority.
-TIE_TOLERANCE = 1e-12
-#: Policy-iteration rounds per tuple before it is handed to the cycle resolution.
-MAX_ITERATIONS = 64
-#: A stored mixed equilibrium must make its randomising seats indifferent within this.
-EQUILIBRIUM_TOLERANCE = 1e-12
-#: The per-tuple forced-bank total is first chosen from a guess with this safety factor.
-BOUND_SCALE = 0.25
-#: Default clamp of the forced-bank total past the goal: the smallest margin d with
-#: (N - 1) P_exceed(d) <= pf_min * MARGIN_LEVEL.
-MARGIN_LEVEL = 1e-4
-
-
-# --------------------------------------------------------------------------- the rule tables
-@dataclass(frozen=True)
-class Moves:
-    """Every pre-roll class's roll groups and keeps, keeps in tie-break priority order (units).
-
-    ``sg[c] .. sg[c + 1]``: groups of class ``c`` (rolls with the same keeps), ``gp[g]`` their
-    probability, ``go[g] .. go[g + 1]`` their keeps: points ``op[o]``, next class ``ost[o]``; ``pf[c]``
-    the farkle chance (1 for the no-dice class of rules without hot dice)."""
-
-    states: tuple
-    pf: np.ndarray
-    sg: np.ndarray
-    gp: np.ndarray
-    go: np.ndarray
-    op: np.ndarray
-    ost: np.ndarray
-    max_pts: int
-    max_group: int
-    group_class: np.ndarray
-
-
-def keep_priority(rules: RuleSet, pts: int, state: int) -> tuple:
-    """The tie-break key of a keep (smaller first): more points, then no standing triple after it,
-    then fewer dice to roll, then the lower triple face."""
-    n_after, t_after = turn_states(rules)[state]
-    return (-pts, t_after != 0, n_after, t_after)
-
-
-@lru_cache(maxsize=None)
-def moves(rules: RuleSet) -> Moves:
-    """:func:`~.scoring.transitions` (every keep: no pruning, as the two-player game) with each
-    group's keeps reordered by :func:`keep_priority`."""
-    from .scoring import transitions
-    from .solitaire import flatten
-
-    fl = flatten(transitions(rules, prune=False))
-    op = fl.opt_pts.copy()
-    ost = fl.opt_state.copy()
-    for g in range(len(fl.group_prob)):
-        a, b = int(fl.group_opt[g]), int(fl.group_opt[g + 1])
-        order = sorted(range(a, b), key=lambda o: keep_priority(rules, int(fl.opt_pts[o]), int(fl.opt_state[o])))
-        op[a:b] = fl.opt_pts[order]
-        ost[a:b] = fl.opt_state[order]
-    gc = np.repeat(np.arange(fl.n_states), np.diff(fl.state_group))
-    return Moves(tuple(turn_states(rules)), fl.p_farkle.astype(float), fl.state_group.astype(np.int64),
-                 fl.group_prob.astype(float), fl.group_opt.astype(np.int64), op.astype(np.int64),
-                 ost.astype(np.int64), int(fl.max_pts), int(fl.max_group_size), gc.astype(np.int64))
-
-
-@lru_cache(maxsize=None)
-def reach_mask(rules: RuleSet, size: int) -> np.ndarray:
-    """``reach[k, c]``: a turn can be at turn total ``k`` (units) before a roll from class ``c``
-    (from ``(0, six dice)`` by any sequence of keeps; ``k < size``)."""
-    mv = moves(rules)
-    S = len(mv.states)
-    reach = np.zeros((size, S), dtype=bool)
-    reach[0, 0] = True
-    opt_class = np.repeat(mv.group_class, np.diff(mv.go))
-    for k in range(size):
-        live = reach[k, opt_class]
-        kk = k + mv.op[live]
-        ok = kk < size
-        reach[kk[ok], mv.ost[live][ok]] = True
-    reach.setflags(write=False)
-    return reach
-
-
-@lru_cache(maxsize=None)
-def _exceed(rules: RuleSet, need: int) -> np.ndarray:
-    from .twoplayer import exceed_table
-
-    return exceed_table(rules, need)[1:, 0].copy()  # pexc[d] = E(d + 1, six dice)
-
-
-# --------------------------------------------------------------------------- the spec
-@dataclass(frozen=True)
-class Spec:
-    """An N-player solve's parameters: the rules, the number of players, the goal (points), the tie
-    tolerance, the iteration limit and the caps (see the module docstring)."""
-
-    rules: RuleSet
-    players: int
-    goal: int
-    tie_tolerance: float = TIE_TOLERANCE
-    max_iterations: int = MAX_ITERATIONS
-    bound_scale: float = BOUND_SCALE
-    margin: int | None = None  # units past the goal (clamp of the forced-bank total)
-    final_scale: float = 1.0
-
-    def __post_init__(self) -> None:
-        r = self.rules
-        if not 2 <= self.players <= 6:
-            raise ValueError(f"players must be 2..6, got {self.players}")
-        if self.goal <= 0 or self.goal % r.unit:
-            raise ValueError(f"goal must be a positive multiple of {r.unit}, got {self.goal}")
-        if self.goal < r.opening_minimum:
-            raise ValueError(f"goal {self.goal} is below the opening minimum {r.opening_minimum}: not supported")
-        if not 0.0 < self.bound_scale <= 1.0 or not 0.0 < self.final_scale <= 1.0:
-            raise ValueError("bound_scale and final_scale must be in (0, 1]")
-
-    @property
-    def G(self) -> int:
-        return self.goal // self.rules.unit
-
-    @property
-    def om(self) -> int:
-        return -(-self.rules.opening_minimum // self.rules.unit)
-
-    @property
-    def tuples(self) -> int:
-        return self.G**self.players
-
-    def strides(self) -> np.ndarray:
-        G, N = self.G, self.players
-        return np.array([G ** (N - 1 - m) for m in range(N)], dtype=np.int64)
-
-    def index(self, scores) -> int:
-        """Tuple index of ``scores`` (units, seat 1 first), each ``0 <= score < G``."""
-        G = self.G
-        if len(scores) != self.players or not all(0 <= s < G for s in scores):
-            raise ValueError(f"need {self.players} scores in 0..{G - 1} units, got {tuple(scores)}")
-        return int(sum(int(s) * int(st) for s, st in zip(scores, self.strides())))
-
-    def scores(self, idx: int) -> tuple[int, ...]:
-        return tuple(int(idx // st) % self.G for st in self.strides())
-
-    @property
-    def pf_min(self) -> float:
-        return float(moves(self.rules).pf.min())
-
-    def sizes(self) -> dict:
-        """The table extents: ``margin``, ``tcap`` (largest forced-bank total), ``df`` (final-turn
-        margin that forces a bank), ``D[r]`` (deficits of ``Phi_r``), ``M[r]`` (margins of ``FA_r``)."""
-        G, N = self.G, self.players
-        mv = moves(self.rules)
-        maxp = mv.max_pts
-        pf_min = self.pf_min
-        pexc = _exceed(self.rules, 64)
-        need = 64
-        while True:
-            pexc = _exceed(self.rules, need)
-            margin = self.margin
-            if margin is None:
-                hit = np.flatnonzero((N - 1) * pexc <= pf_min * MARGIN_LEVEL)
-                margin = int(hit[0]) if hit.size else None
-            df_hit = np.flatnonzero(max(N - 2, 1) * pexc[1:] <= pf_min * self.final_scale)
-            if margin is None or not df_hit.size:
-                need *= 2
-                continue
-            df = int(df_hit[0])
-            tcap = G - 1 + margin
-            D = [0] * N
-            M = [0] * N
-            D[N - 1] = tcap + maxp
-            for r in range(N - 1, 1, -1):
-                M[r] = max(D[r] + maxp, df + G + maxp)
-                D[r - 1] = M[r] + G
-            if D[1] + 2 < len(pexc):
-                return {"margin": margin, "tcap": tcap, "df": df, "D": D, "M": M, "pexc": pexc[: D[1] + 2].copy()}
-            need = 2 * (D[1] + 2)
-
-
-# --------------------------------------------------------------------------- the final round
-@dataclass
-class Finals:
-    """The final round: ``phi`` (flat, ``Phi_r`` at ``offsets[r]``, r >= 2; see
-    :mod:`.nplayer_kernels`), ``fa[r]``/``fc[r]``/``froll[r]`` (seat p1 above the bar), ``D``/``M`` the
-    extents, ``pexc`` (``P_exceed``)."""
-
-    phi: np.ndarray
-    offsets: np.ndarray
-    D: list
-    M: list
-    fa: list
-    fc: list
-    froll: list
-    pexc: np.ndarray
-    df: int
-
-    @property
-    def nbytes(self) -> int:
-        return int(self.phi.nbytes + sum(a.nbytes for a in self.fa + self.fc + self.froll if a is not None)
-                   + self.pexc.nbytes)
-
-
-def solve_finals(spec: Spec, workers: int | None = None) -> Finals:
-    """``Phi_r`` for r = 2 .. N - 1 (each reads ``Phi_{r-1}``; ``Phi_1`` is ``P_exceed``)."""
-    from numba import get_num_threads
-
-    from . import nplayer_kernels as kern
-
-    N, G = spec.players, spec.G
-    workers = workers or get_num_threads()
-    mv = moves(spec.rules)
-    z = spec.sizes()
-    D, M, pexc = z["D"], z["M"], z["pexc"]
-    B = 2 * G - 1
-    offsets = np.zeros(N + 1, dtype=np.int64)
-    total = 0
-    for r in range(2, N):
-        offsets[r] = total
-        total += (D[r] + 1) * B ** (r - 1) * (r + 1)
-    phi = np.zeros(max(total, 1))
-    fa, fc, froll = [None] * N, [None] * N, [None] * N
-    S = len(mv.states)
-    for r in range(2, N):
-        rows = (M[r] + 1) * B ** (r - 2)
-        fa[r] = np.zeros((rows, S, r))
-        fc[r] = np.zeros((rows, S))
-        froll[r] = np.zeros((rows, S), dtype=bool)
-        kern.final_free(r, G, M[r], spec.tie_tolerance, spec.final_scale, spec.pf_min, pexc, mv.sg, mv.gp, mv.go,
-                        mv.op, mv.ost, mv.pf, phi, offsets, fa[r], fc[r], froll[r], mv.max_group, workers)
-        kern.final_phi(r, G, D[r], M[r], spec.tie_tolerance, pexc, mv.sg, mv.gp, mv.go, mv.op, mv.ost, mv.pf,
-                       phi, offsets, fa[r], fc[r], mv.max_group, workers)
-    return Finals(phi, offsets, D, M, fa, fc, froll, pexc, z["df"])
-
-
-def final_start(spec: Spec, finals: Finals, X: int, later) -> np.ndarray:
-    """``Phi_r`` at bar ``X`` (units, ``>= G``) for the seats ``later`` (scores in play order, all below
-    the goal) still to take a final turn: the win vector over ``[leader, later...]``."""
-    later = [int(u) for u in later]
-    r = len(later)
-    deltas = np.array([X - u for u in later], dtype=np.int64)
-    if r == 0:
-        return np.ones(1)
-    if deltas.min() < 1 or (r >= 2 and deltas.max() > finals.D[r]) or deltas.max() >= len(finals.pexc):
-        raise ValueError(f"bar {X} with scores {later} is outside the final-round tables")
-    if r == 1:
-        p = finals.pexc[deltas[0]]
-        return np.array([1.0 - p, p])
-    B = 2 * spec.G - 1
-    ix = int(deltas[0])
-    for j in range(1, r):
-        ix = ix * B + int(deltas[j] - deltas[0] + spec.G - 1)
-    base = int(finals.offsets[r]) + ix * (r + 1)
-    return finals.phi[base: base + r + 1].copy()
-
-
-def final_turn_values(spec: Spec, finals: Finals, X: int, own: int, later) -> dict:
-    """A final turn (from the stored tables, as a lookup would): the seat with score ``own`` and bar
-    ``X``, the seats ``later`` after it.  Over totals ``t = 0 .. top`` and classes ``c``:
-    ``p_win[t, c, role]`` (roles ``[leader, mover, later...]``), ``roll[t, c]`` (must roll at ``t <= X``),
-    ``keep[t, g]`` (the option taken in group ``g``); ``p_win[own, 0]`` is ``Phi(X; own, later)``."""
-    mv = moves(spec.rules)
-    later = [int(u) for u in later]
-    r = 1 + len(later)
-    tol, pf_min = spec.tie_tolerance, spec.pf_min
-    nxt = final_start(spec, finals, X, later)
-    bust = np.concatenate([[nxt[0], 0.0], nxt[1:]])
-
-    def forced(t):
-        return not later or sum(finals.pexc[t - u] for u in later) <= pf_min * spec.final_scale
-
-    top = X + 1
-    while not forced(top):
-        top += 1
-    top += mv.max_pts
-    S, O = len(mv.states), len(mv.op)
-    value = np.zeros((top + 1, S, r + 1))
-    roll = np.zeros((top + 1, S), dtype=bool)
-    keep = np.zeros((top + 1, len(mv.gp)), dtype=np.int64)
-    for t in range(top, -1, -1):
-        if t > X:
-            h = np.zeros(r + 1)
-            h[1:] = final_start(spec, finals, t, later)
-        if t > X and (forced(t) or t + mv.max_pts > top):
-            value[t] = h
-            continue
-        vals = value[np.minimum(t + mv.op, top), mv.ost]
-        ch = _choose(mv, vals[:, 1], tol)
-        keep[t] = ch - mv.go[:-1]
-        pr = _class_sum(mv, mv.gp[:, None] * vals[ch]) + mv.pf[:, None] * bust
-        for c in range(S):
-            no_dice = mv.sg[c] == mv.sg[c + 1]
-            if t > X and (no_dice or pr[c, 1] <= h[1] + tol):
-                value[t, c] = h
-            else:
-                value[t, c] = pr[c]
-                roll[t, c] = True
-    return {"p_win": value, "roll": roll, "keep": keep, "top": top}
-
-
-def _choose(mv: Moves, mover: np.ndarray, tol: float) -> np.ndarray:
-    """Per group the option taken: the first (priority order) within ``tol`` of the group's best."""
-    starts = mv.go[:-1]
-    gmax = np.maximum.reduceat(mover, starts)
-    sizes = np.diff(mv.go)
-    ok = mover >= np.repeat(gmax, sizes) - tol
-    idx = np.where(ok, np.arange(len(mover)), len(mover))
-    return np.minimum.reduceat(idx, starts)
-
-
-def _class_sum(mv: Moves, per_group: np.ndarray) -> np.ndarray:
-    out = np.zeros((len(mv.states),) + per_group.shape[1:])
-    np.add.at(out, mv.group_class, per_group)
-    return out
+from .nplayer_final import Finals, final_start, solve_finals  # noqa: F401  (re-exported)
+from .nplayer_lookups import final_turn_values, turn_values  # noqa: F401  (re-exported)
+from .nplayer_spec import (  # noqa: F401  (re-exported)
+    BOUND_SCALE, MARGIN_LEVEL, TIE_TOLERANCE, Moves, Spec, keep_priority, moves, reach_mask,
+)
 
 
 # --------------------------------------------------------------------------- the solve
@@ -481,18 +184,10 @@ def solve_tuples(inputs: LevelInputs, tuples: np.ndarray, workers: int | None = 
 def level_tuples(spec: Spec, representatives: bool = True) -> list[np.ndarray]:
     """Tuple indices of every score-sum level, from the highest sum ``N (G - 1)`` down to 0 (with
     ``representatives``, only each rotation class's representative)."""
-    G, N = spec.G, spec.players
     idx = np.arange(spec.tuples, dtype=np.int64)
-    total = np.zeros(spec.tuples, dtype=np.int64)
-    for st in spec.strides():
-        total += (idx // st) % G
     if representatives:
-        keep = canonical(spec, idx)[0] == idx
-        idx, total = idx[keep], total[keep]
-    order = np.argsort(-total, kind="stable")
-    bounds = np.searchsorted(-total[order], np.arange(-N * (G - 1), 1), side="left")
-    bounds = np.append(bounds, len(idx))
-    return [idx[order[bounds[i]: bounds[i + 1]]] for i in range(len(bounds) - 1)]
+        idx = idx[canonical(spec, idx)[0] == idx]
+    return score_sum_levels(spec.G, spec.players, idx)
 
 
 def expand(spec: Spec, start: np.ndarray, kmax: np.ndarray, tuples: np.ndarray, values: np.ndarray,
@@ -632,110 +327,21 @@ def _tuple_tools(inputs: LevelInputs, idx: int, kmax):
 
 
 def _resolve_cycle(inputs: LevelInputs, idx: int, kmax, all_equilibria: bool = False):
-    """An equilibrium of one tuple whose policy iteration cycled (the Great Rolled Ones solver's
-    search, :func:`dicebase.builder.rolled_ones.nplayer._resolve_cycle`): rerun the best responses
-    until a profile repeats; then a pure equilibrium among the policies the cycle spans; then a
-    mixed stationary one (seats randomising between two adjacent policies at their indifference
-    points, smallest set first).  Returns (record, values[m, :])."""
-    from dicebase.builder.rolled_ones.nplayer import _cycle_values, _mixed_candidate, _record
-
-    from . import nplayer_kernels as kern
-
+    """An equilibrium of one tuple whose policy iteration cycled: the search shared with Great
+    Rolled Ones, :func:`dicebase.builder.equilibrium.resolve_cycle` (rerun the best responses until
+    a profile repeats; then a pure equilibrium among the policies the cycle spans; then a mixed
+    stationary one, seats randomising between two adjacent policies at their indifference points,
+    smallest set first), with this game's turns.  Returns (record, values[m, :])."""
     spec = inputs.spec
-    N = spec.players
-    turn = _tuple_tools(inputs, idx, kmax)
-    scores = spec.scores(idx)
-    beta = np.empty(N)
-    kern.initial_beta(idx, N, spec.G, spec.strides(), inputs.start, beta)
-    policies: list[list] = [[] for _ in range(N)]
+    return resolve_cycle(_tuple_tools(inputs, idx, kmax), inputs.start, idx, spec.G, spec.strides(),
+                         max_iterations=spec.max_iterations, selection=inputs.selection,
+                         describe_mixing=_randomising, fixed_point_unchecked=True, distinct_sweep=True,
+                         all_equilibria=all_equilibria)
 
-    def policy_id(m, A, c, dec):
-        for i, (A2, c2, _) in enumerate(policies[m]):
-            if c2 == c and np.array_equal(A2, A):
-                return i
-        policies[m].append((A, c, dec))
-        return len(policies[m]) - 1
 
-    history, betas = [], []
-    for _ in range(4 * spec.max_iterations):
-        prof = tuple(policy_id(m, *turn(m, beta[m])[:3]) for m in range(N))
-        if prof in history:
-            first = history.index(prof)
-            cycle, cycle_betas = history[first:], betas[first:]
-            break
-        history.append(prof)
-        betas.append(beta)
-        SA = np.array([policies[m][prof[m]][0] for m in range(N)])
-        Sc = np.array([policies[m][prof[m]][1] for m in range(N)])
-        beta = np.array([_cycle_values(N, SA, Sc)[(m + 1) % N, m] for m in range(N)])
-    else:  # pragma: no cover
-        raise RuntimeError(f"tuple {scores}: best responses neither settle nor cycle")
-    if len(cycle) == 1:  # the kernel's iteration stopped on an interval edge: a fixed point after all
-        prof = cycle[0]
-        SA = np.array([policies[m][prof[m]][0] for m in range(N)])
-        Sc = np.array([policies[m][prof[m]][1] for m in range(N)])
-        return _record(idx, scores, "pure", [], 0.0, 1), _cycle_values(N, SA, Sc)
-    if inputs.selection == "cycle-start":
-        prof = cycle[0]
-        SA = np.array([policies[m][prof[m]][0] for m in range(N)])
-        Sc = np.array([policies[m][prof[m]][1] for m in range(N)])
-        return _record(idx, scores, "cycle-start", [], float("nan"), len(cycle)), _cycle_values(N, SA, Sc)
-    seen = []
-    for m in range(N):
-        if len({p[m] for p in cycle}) == 1:
-            seen.append([cycle[0][m]])
-            continue
-        lo_b = min(b[m] for b in cycle_betas)
-        hi_b = max(b[m] for b in cycle_betas)
-        ids, b = [], lo_b
-        for _ in range(1000):
-            A, c, dec, ivl = turn(m, b)
-            i = policy_id(m, A, c, dec)
-            if i not in ids:
-                ids.append(i)
-            if not ivl[1] < hi_b:
-                break
-            b = float(ivl[1]) + 1e-13 * max(1.0, abs(float(ivl[1])))
-        seen.append(ids)
-
-    def best_value(m, b):
-        A, c, _, _ = turn(m, b)
-        return A[m] + c * b
-
-    def check(SA, Sc):
-        T = _cycle_values(N, SA, Sc)
-        b = np.array([T[(m + 1) % N, m] for m in range(N)])
-        worst = max(best_value(m, b[m]) - (SA[m, m] + Sc[m] * b[m]) for m in range(N))
-        return T, b, worst
-
-    found = []
-    for combo in itertools.product(*seen):
-        SA = np.array([policies[m][combo[m]][0] for m in range(N)])
-        Sc = np.array([policies[m][combo[m]][1] for m in range(N)])
-        T, b, worst = check(SA, Sc)
-        if worst <= EQUILIBRIUM_TOLERANCE:
-            found.append((_record(idx, scores, "pure", [], worst, len(cycle)), T))
-            if not all_equilibria:
-                return found[0]
-    movers = [m for m in range(N) if len(seen[m]) > 1]
-    for size in range(1, len(movers) + 1):
-        for S in itertools.combinations(movers, size):
-            pairs = [[(seen[m][a], seen[m][a + 1]) for a in range(len(seen[m]) - 1)] for m in S]
-            rest = [seen[m] if m not in S else [None] for m in range(N)]
-            for pair_combo in itertools.product(*pairs):
-                for fixed in itertools.product(*rest):
-                    cand = _mixed_candidate(N, policies, S, pair_combo, fixed, check)
-                    if cand is None:
-                        continue
-                    T, qs, worst = cand
-                    randomising = [(m, _decisions(policies[m][i0][2], policies[m][i1][2], q))
-                                   for m, (i0, i1), q in zip(S, pair_combo, qs)]
-                    found.append((_record(idx, scores, "mixed", randomising, worst, len(cycle)), T))
-                    if not all_equilibria:
-                        return found[0]
-    if all_equilibria:
-        return found
-    raise RuntimeError(f"tuple {scores}: no equilibrium found among the policies of its cycle")  # pragma: no cover
+def _randomising(m: int, dec0, dec1, q: float) -> tuple:
+    """A randomising seat's entry of a cycle record: ``(m, decisions)`` (:func:`_decisions`)."""
+    return (m, _decisions(dec0, dec1, q))
 
 
 def _decisions(dec0, dec1, q: float) -> list:
@@ -749,76 +355,6 @@ def _decisions(dec0, dec1, q: float) -> list:
         out.append(("keep", int(k), int(g), int(k1[k, g]), int(k0[k, g]), float(q)))
     return out
 
-
-# --------------------------------------------------------------------------- lookups
-def turn_values(scores, seat: int, start_values_lookup, spec: Spec, finals: Finals, kmax: int, mixing=None) -> dict:
-    """Every ``(k, c)`` state of seat ``seat``'s (0-based) turn at ``scores`` (units, all below the goal).
-
-    ``start_values_lookup(scores, seat) -> (N,)`` gives a stored turn-start win vector
-    (:meth:`Solution.lookup`); ``kmax`` the stored largest turn total with a choice (beyond it the
-    mover banks); ``mixing`` the tuple's randomised decisions for this seat, if any
-    (:func:`_decisions`).  Returns arrays over ``k = 0 .. kmax``, classes ``c``, seats ``e``:
-    ``p_roll[k, c, e]``, ``p_bank[k, e]`` (NaN where banking is not allowed), ``roll[k, c]``
-    (probability the mover rolls: 1, 0 or the mixing probability), ``keep[k, g]`` (the option the
-    mover takes in roll group ``g``, an index into :func:`moves`' options), ``p_win[k, c, e]``.
-    Reads ``kmax + max_pts`` stored turn starts (and the final round), as the two-player ``state``."""
-    mv = moves(spec.rules)
-    N, G, tol = spec.players, spec.G, spec.tie_tolerance
-    scores = tuple(int(s) for s in scores)
-    m, sm = seat, scores[seat]
-    nxt = (m + 1) % N
-    bust = np.asarray(start_values_lookup(scores, nxt), dtype=float)
-    KK = kmax + mv.max_pts
-    hold = np.full((KK + 1, N), np.nan)
-    others = [(m + 1 + j) % N for j in range(N - 1)]
-    for k in range(1, KK + 1):
-        t = sm + k
-        if t < G:
-            higher = list(scores)
-            higher[m] = t
-            hold[k] = start_values_lookup(tuple(higher), nxt)
-        else:
-            v = final_start(spec, finals, t, [scores[j] for j in others])
-            hold[k, m] = v[0]
-            hold[k, others] = v[1:]
-    roll_mix, keep_mix = {}, {}
-    for d in mixing or []:
-        if d[0] == "roll":
-            roll_mix[(d[1], d[2])] = d[3]
-        else:
-            keep_mix[(d[1], d[2])] = d[3:]
-    S = len(mv.states)
-    value = np.zeros((KK + 1, S, N))
-    value[kmax + 1:] = hold[kmax + 1:, None, :]
-    p_roll = np.zeros((kmax + 1, S, N))
-    roll = np.zeros((kmax + 1, S))
-    keep = np.zeros((kmax + 1, len(mv.gp)), dtype=np.int64)
-    p_bank = hold[: kmax + 1].copy()
-    for k in range(kmax, -1, -1):
-        vals = value[k + mv.op, mv.ost]
-        ch = _choose(mv, vals[:, m], tol)
-        keep[k] = ch
-        chosen = vals[ch]
-        for (kk, g), (o1, o0, q) in keep_mix.items():
-            if kk == k:
-                chosen[g] = q * vals[mv.go[g] + o1] + (1.0 - q) * vals[mv.go[g] + o0]
-        pr = _class_sum(mv, mv.gp[:, None] * chosen) + mv.pf[:, None] * bust
-        p_roll[k] = pr
-        can_bank = k > 0 and (sm > 0 or k >= spec.om)
-        if not can_bank:
-            p_bank[k] = np.nan
-        for c in range(S):
-            if not can_bank:
-                q = 1.0
-            elif mv.sg[c] == mv.sg[c + 1]:
-                q = 0.0
-            elif (k, c) in roll_mix:
-                q = roll_mix[(k, c)]
-            else:
-                q = 1.0 if pr[c, m] > hold[k, m] + tol else 0.0
-            roll[k, c] = q
-            value[k, c] = pr[c] if q == 1.0 else hold[k] if q == 0.0 else q * pr[c] + (1.0 - q) * hold[k]
-    return {"p_roll": p_roll, "p_bank": p_bank, "roll": roll, "keep": keep, "p_win": value[: kmax + 1]}
 
 
 def summary(sol: Solution) -> dict:

@@ -30,12 +30,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from dicebase.builder.rolled_ones.nplayer_kernels import initial_beta, solve_cycle
-
-#: status codes of a tuple solve
-CONVERGED = 0
-CYCLE = 1
-NO_CONVERGENCE = 2
+from dicebase.builder.equilibrium_kernels import (  # noqa: F401  (the status codes: re-exported)
+    CONVERGED, CYCLE, NO_CONVERGENCE, initial_beta, solve_cycle,
+)
 
 
 # --------------------------------------------------------------------------- shared pieces

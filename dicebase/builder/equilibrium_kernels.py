@@ -1,0 +1,68 @@
+"""Compiled pieces of the per-tuple N-player equilibrium (:mod:`.equilibrium`, which documents the
+equations), shared by the N-player solvers of Great Rolled Ones and 10,000: the exact solve of a
+tuple's N-seat bust cycle, where policy iteration starts, and the status codes of a tuple solve.
+
+A module of its own so that importing :mod:`.equilibrium` does not import numba, and so that
+numba's on-disk cache finds the kernels again (module-level functions only).  Each game's kernels
+call these from their own compiled tuple solve.
+
+Array conventions (N seats, 0-based seat ``m``): a score tuple ``s`` is the index
+``sum_m s[m] * stride[m]``, ``stride[m] = G ** (N - 1 - m)``; ``start[idx, m, :]`` the win vector
+(one entry per seat) at seat ``m``'s turn start.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+#: status codes of a tuple solve
+CONVERGED = 0
+CYCLE = 1
+NO_CONVERGENCE = 2
+
+
+@njit(cache=True)
+def solve_cycle(N, SA, Sc, T):
+    """The turn starts of one tuple: ``T[m] = SA[m] + Sc[m] * T[m + 1]`` (``T[N] = T[0]``), exactly.
+
+    ``T[0] = (sum_i (prod_{l < i} Sc[l]) SA[i]) / (1 - prod Sc)``, then ``T[N-1] .. T[1]``.
+    """
+    num = np.zeros(N)
+    prod = 1.0
+    for i in range(N):
+        for e in range(N):
+            num[e] += prod * SA[i, e]
+        prod *= Sc[i]
+    for e in range(N):
+        T[0, e] = num[e] / (1.0 - prod)
+    for m in range(N - 1, 0, -1):
+        nxt = (m + 1) % N
+        for e in range(N):
+            T[m, e] = SA[m, e] + Sc[m] * T[nxt, e]
+
+
+@njit(cache=True)
+def initial_beta(idx, N, G, stride, start, beta):
+    """Where policy iteration starts: each seat's bust value ``beta[m] = start[., m + 1, m]``
+    extrapolated from higher levels only (so the start does not depend on chunking):
+    ``f(s + e_a) + f(s + e_b) - f(s + e_a + e_b)`` for the first two seats ``a < b`` with room below
+    the goal, ``f(s + e_a)`` with one, ``1/N`` with none.  Only the number of rounds depends on it."""
+    a = -1
+    b = -1
+    for i in range(N):
+        if (idx // stride[i]) % G + 1 < G:
+            if a < 0:
+                a = i
+            elif b < 0:
+                b = i
+    for m in range(N):
+        nxt = (m + 1) % N
+        if b >= 0:
+            x = (start[idx + stride[a], nxt, m] + start[idx + stride[b], nxt, m]
+                 - start[idx + stride[a] + stride[b], nxt, m])
+            beta[m] = min(1.0, max(0.0, x))
+        elif a >= 0:
+            beta[m] = start[idx + stride[a], nxt, m]
+        else:
+            beta[m] = 1.0 / N

@@ -1,0 +1,98 @@
+"""Lookups of N-player Great Rolled Ones (:mod:`.nplayer` documents the equations): every state of a
+turn below the goal (:func:`turn_values`) and of a final turn (:func:`final_turn_values`),
+computed from stored turn-start vectors and the final-round tables, seed 002's equations one line
+each (the query layer, :mod:`dicebase.query.rolled_ones_n`, mirrors them).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from dicebase.builder.rolled_ones.nplayer_final import Finals, final_start
+from dicebase.builder.rolled_ones.nplayer_spec import Spec
+
+
+def turn_values(scores, seat: int, start_values_lookup, spec: Spec, finals: Finals, mixing=None):
+    """Every ``(k, o)`` state of seat ``seat``'s (0-based) turn at ``scores`` (all below the goal).
+
+    ``start_values_lookup(scores, seat) -> (N,)`` gives a stored turn-start win vector
+    (e.g. :meth:`.nplayer.Solution.lookup`); ``finals`` the final round; ``mixing`` the mixed
+    equilibrium's ``[(k, o, p_roll)]`` for this tuple and seat, if any.  Returns a dict of
+    arrays over ``k = 0 .. K`` (turn total), ``o`` (1s set aside), ``e`` (seat):
+    ``p_roll[k, o, e]``, ``p_hold[k, e]`` (NaN at ``k = 0``: holding not allowed),
+    ``roll[k, o]`` (probability the mover rolls: 1, 0 or the mixing probability), ``p_win[k, o, e]``.
+    Unreachable ``(k, o)`` are computed too (as if reached).  Reads ``N`` stored vectors from the
+    higher tuples and the next seat's start vector; seed 002's equations one line each.
+    """
+    r, N = spec.rules, spec.players
+    G, K, D, L = r.goal, r.turn_total_bound, r.dice, r.ones_limit
+    scores = tuple(int(s) for s in scores)
+    m = seat
+    nxt = (m + 1) % N
+    bust = np.asarray(start_values_lookup(scores, nxt), dtype=float)
+    hold = np.full((K + D + 1, N), np.nan)
+    for k in range(1, K + D + 1):
+        t = scores[m] + k
+        if t < G:
+            higher = list(scores)
+            higher[m] = t
+            hold[k] = start_values_lookup(tuple(higher), nxt)
+        else:
+            hold[k] = 0.0
+            if m == N - 1:
+                hold[k, m] = 1.0
+            else:
+                roles = final_start(spec, finals, m + 1, t, scores[m + 1:])
+                hold[k, m] = roles[0]
+                hold[k, m + 1:] = roles[1:]
+    value = np.zeros((K + D + 1, L, N))
+    value[K + 1:] = hold[K + 1:, None, :]  # beyond the bound: hold
+    p_roll = np.zeros((K + 1, L, N))
+    roll = np.zeros((K + 1, L))
+    mix = {(k, o): q for k, o, q in (mixing or [])}
+    for k in range(K, -1, -1):
+        for o in range(L):
+            pr = r.p_end[o] * bust
+            for prob, gain, o_next in r.outcomes[o]:
+                pr = pr + prob * value[k + gain, o_next]
+            p_roll[k, o] = pr
+            if k == 0:
+                q = 1.0
+            elif (k, o) in mix:
+                q = mix[(k, o)]
+            else:
+                q = 1.0 if pr[m] > hold[k, m] + spec.tie_tolerance else 0.0
+            roll[k, o] = q
+            value[k, o] = pr if q == 1.0 else hold[k] if q == 0.0 else q * pr + (1.0 - q) * hold[k]
+    return {"p_roll": p_roll, "p_hold": hold[: K + 1], "roll": roll, "p_win": value[: K + 1]}
+
+
+def final_turn_values(spec: Spec, finals: Finals, j: int, X: int, later: tuple[int, ...]):
+    """Seat ``j``'s (0-based, ``1 <= j < N``) final turn with bar ``X``; ``later`` = the scores of seats
+    ``j+1 .. N-1``.  Returns ``(value, roll)``: ``value[t, o, role]`` over roles ``[leader, j, .., N-1]``
+    for totals ``t = 0 .. G + TT`` (``t = s_j + k``; ``TT`` the stored free-region width) and ``roll[t, o]``
+    (must roll at ``t <= X``)."""
+    r, N = spec.rules, spec.players
+    G, D, L = r.goal, r.dice, r.ones_limit
+    R = 0
+    for s in later:
+        R = R * G + int(s)
+    nxt = np.array([1.0]) if j == N - 1 else final_start(spec, finals, j + 1, X, tuple(later))
+    bust = np.concatenate([[nxt[0], 0.0], nxt[1:]])  # the old leader keeps its role, j gets 0
+    top = G + finals.fa[j].shape[1]
+    value = np.zeros((top + 1, L, N - j + 1))
+    roll = np.zeros((top + 1, L), dtype=bool)
+    for t in range(top, X, -1):  # above the bar: stored
+        fa, fc = finals.fa[j][R, t - G - 1], finals.fc[j][R, t - G - 1]
+        value[t, :, 1:] = fa
+        value[t] += fc[:, None] * bust
+        roll[t] = finals.froll[j][R, t - G - 1]
+    for t in range(X, -1, -1):
+        for o in range(L):
+            v = r.p_end[o] * bust
+            for prob, gain, o_next in r.outcomes[o]:
+                v = v + prob * value[min(t + gain, top), o_next]
+            value[t, o] = v
+            roll[t, o] = True
+    return value, roll
+
