@@ -131,7 +131,7 @@ def not_a_folder(folder) -> str:
                 return f"{part} is a file, not a directory"
         except (OSError, ValueError):
             break
-    return f"no directory {folder}"
+    return f"no directory {folder}: it does not exist"
 
 
 def emit(data: Any, fmt: str, *, title: str | None = None, columns: list[str] | None = None) -> None:
