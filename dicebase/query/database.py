@@ -55,6 +55,7 @@ from dicebase.query import metadata
 from dicebase.query.engine import (  # noqa: F401  (duckdb_engine: importable from here, as before)
     DEFAULT_MEMORY_LIMIT,
     bound_duckdb,
+    calls_bounded,
     check_file,
     connect_duckdb,
     connect_sqlite,
@@ -141,6 +142,7 @@ class Database:
         self._memo = ReadMemo()  # read(): (sql, params, into) -> result
         self._prepared = PreparedStatements()  # DuckDB: prepared()'s statements on this connection
         self._queries = 0  # for statistics()
+        self._bounded = False  # DuckDB: the bounded macros are on this connection (engine.calls_bounded)
 
     def _connect(self, memory_limit: str) -> None:
         loc = self.location
@@ -305,7 +307,14 @@ class Database:
         """The guard of the lower-level methods (``guard.DuckdbGuard``; SQLite's authorizer checks
         every statement by itself)."""
         if self.store == "duckdb":
+            self._bound_for(con, sql)
             DuckdbGuard.check(con, sql, lambda exc: self._translate(exc, self._slot.run), self._prepared.names.values())
+
+    def _bound_for(self, con, sql) -> None:
+        """Create the bounded macros on this connection before the first statement that names one."""
+        if not self._bounded and isinstance(sql, str) and calls_bounded(sql):
+            bound_duckdb(con)
+            self._bounded = True
 
     def _guarded(self, fetch: Callable[[Any], Any], sql: str, params) -> Any:
         """``fetch(cursor)`` of ``sql`` run through the guard, within the time limit."""
@@ -438,8 +447,7 @@ class Database:
             return twin
         twin = object.__new__(Database)
         twin.__dict__.update({k: v for k, v in self.__dict__.items() if k not in ("_con", *_PER_CONNECTION)})
-        twin._con = self._con.cursor()
-        bound_duckdb(twin._con)  # a cursor has a temporary catalogue of its own
+        twin._con = self._con.cursor()  # a cursor has a temporary catalogue of its own: no macros yet
         twin._per_connection_state()  # its own query state, remembered reads and prepared statements
         the_watchdog().watch(twin._slot)
         return twin
@@ -484,6 +492,7 @@ class Database:
 
         def work(con):  # the check and the statement are one query for the time limit and interrupt()
             if self.store == "duckdb":
+                self._bound_for(con, text)
                 check_duckdb_statement(con, text, lambda exc: self._translate(exc, self._slot.run))
             cur = con.execute(text, params)
             names = [d[0] for d in cur.description] if cur.description else []
