@@ -67,15 +67,19 @@ def test_a_fresh_build_verifies_every_table_view_and_metadata_table(dbs, store, 
 @pytest.mark.parametrize("game", ["rolled_ones", "ten_thousand"])
 def test_every_game_verifies_fresh_and_its_view_checksums_agree_across_stores(built_db, game):
     """Great Rolled Ones' views are long UNION ALL chains, which DuckDB writes back re-nested:
-    a fresh build still verifies, and each view's checksum is the same on both stores."""
+    on a fresh build every view's definition still matches its recorded checksum (what verify
+    compares; the game tables are verify's older check, tested above), and each view's checksum
+    is the same on both stores."""
+    from dicebase.checksum import relations_in, view_checksum
+
     recorded = {}
     for store in STORES:
         with dicebase.open(f"{store}:///{built_db((game,), kind=store)}", timeout=None) as db:
-            checks = verify(db)
-            assert [c.table for c in checks if c.status != "ok"] == [], store
-            assert any(c.kind == "view" for c in checks)
+            views = {name: sql for name, (kind, sql) in db.call(lambda con: relations_in(con, store)).items()
+                     if kind == "view"}
             recorded[store] = dict(db.fetchall("SELECT key, value FROM build_info WHERE key LIKE ?", (VIEW_KEY + "%",)))
-    assert recorded["duckdb"] == recorded["sqlite"] and recorded["duckdb"]
+            assert views and {VIEW_KEY + name: view_checksum(sql) for name, sql in views.items()} == recorded[store]
+    assert recorded["duckdb"] == recorded["sqlite"]
 
 
 @pytest.mark.parametrize("store", STORES)
