@@ -236,7 +236,8 @@ class DuckdbGuard:
     @classmethod
     def check(cls, con, text: str, translate: Callable[[Exception], DicebaseError], prepared_names=()) -> None:
         """``prepared_names``: the names this connection's statements were prepared under."""
-        if text in cls._passed:
+        shape = statement_shape(text)
+        if shape in cls._passed:
             return
         stripped = text.strip()
         match = _EXECUTE.fullmatch(stripped)
@@ -258,7 +259,24 @@ class DuckdbGuard:
         check_duckdb_statement(con, stripped, translate)
         if len(cls._passed) >= cls.MEMO:
             cls._passed.clear()
-        cls._passed[text] = True
+        cls._passed[shape] = True
+
+
+_SHAPE = None
+
+
+def statement_shape(text: str) -> str:
+    """``text`` with every whole number outside quotes written as 0: what the guard's verdict
+    depends on.  A number there cannot change a statement's kind, the functions it calls or a
+    format string (those are in quotes); it can only change a value, which the bounded macros
+    check as the statement runs.  So a lookup that reads rows 1000 to 1099 and then 2000 to 2099
+    is checked once, not once per state."""
+    global _SHAPE
+    if _SHAPE is None:
+        import re
+
+        _SHAPE = re.compile(r"'(?:[^']|'')*'|\"(?:[^\"]|\"\")*\"|(?<![\w.$])\d+(?![\w.$])")
+    return _SHAPE.sub(lambda m: m.group(0) if m.group(0)[0] in "'\"" else "0", text)
 
 
 _EXECUTE = __import__("re").compile(r"EXECUTE (dicebase_\d+)\((?:-?\d+(?:, -?\d+)*)?\)")
