@@ -91,14 +91,18 @@ def best(player, score, opponent, scores, turn_total, ones, variant, db_path, fm
     seat's, all seats playing optimally (an equilibrium), computed from the
     stored turn starts. In a score tuple where best responses cycle the
     stored equilibrium is a selection, often mixed: the answer says so
-    (cycle_tuple, and the seats' roll probabilities). These are new,
-    unpublished results (docs/n_players.md).
+    (cycle_tuple, and the seats' roll probabilities). A score at or above
+    the goal is a final-round state: a seat before --player reached the
+    goal this round (the highest score is the bar) and --player takes its
+    final turn, holding only above the bar. These are new, unpublished
+    results (docs/n_players.md).
 
     Example:
 
     \b
         dicebase rolled-ones best --player 2 --score 30 --opponent 41 --turn-total 13 --ones 1 --json
         dicebase rolled-ones best --scores 30,41,12 --player 3 --turn-total 13 --ones 1
+        dicebase rolled-ones best --scores 52,41,12 --player 2 --turn-total 13 --ones 1
     """
     from dicebase.errors import BadInput
 

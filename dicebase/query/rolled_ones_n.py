@@ -20,7 +20,7 @@ row's key checked, by key on SQLite.  No numpy.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property, lru_cache, partial
 
 from dicebase.layout import rolled_ones as layout
@@ -104,6 +104,7 @@ class NStateValue:
             "cycle_tuple": self.cycle is not None,
             "cycle": self.cycle,
             "source": self.source,
+            "notes": list(self.notes),
         }
 
 
@@ -349,6 +350,8 @@ class NPlayers:
             raise BadInput(f"player must be 1..{N} (the seat to move; --scores names {N} seats), got {p}")
         b = self.block(N, variant)
         G, K, L = b.goal, b.turn_total_bound, b.ones_limit
+        if any(s >= G for s in scores):
+            return self.final_best(b, scores, p, k, o)
         for n, s in enumerate(scores):
             if not 0 <= s < G:
                 raise BadInput(f"seat {n + 1}'s score must be 0..{G - 1} (a turn that ends at {G} or more makes the "
@@ -376,6 +379,102 @@ class NPlayers:
         return NStateValue(b.variant, N, scores, p, k, o, best, q, value[m], value, actions, cycle,
                            f"computed from {layout.TURN_STARTS}" + ("" if m == N - 1 or scores[m] + K < G
                                                                     else f" and {layout.FINAL_TURNS}"))
+
+    def final_best(self, b: Block, scores: tuple[int, ...], p: int, k: int, o: int) -> NStateValue:
+        """A final-round state: some seat before ``p`` has reached the goal this round and seat ``p`` takes
+        its final turn against the bar (the highest score); the solver's ``final_turn_values``, with each
+        action's win vector (P_hold: the seats after it play against the new bar; P_roll: every outcome)."""
+        N, G, L = b.players, b.goal, b.ones_limit
+        j = p - 1
+        before = scores[:j]
+        bar = max(before) if before else -1
+        if bar < G:
+            raise BadInput(f"a score at or above the goal ({G}) is a final-round state: the seats after the seat that "
+                           f"reached it take final turns; seat {p} is not one of them (no seat before it has "
+                           f"{G} or more)")
+        for n in range(j, N):
+            if scores[n] >= G:
+                raise BadInput(f"seat {n + 1}'s score must be 0..{G - 1}: in the final round only seats before the "
+                               f"mover (seat {p}) can be at or above the goal {G}, got {scores[n]}")
+        high = [s for s in before if s >= G]
+        if any(x >= y for x, y in zip(high, high[1:])):
+            raise BadInput(f"the scores at or above the goal must rise in seat order (each final turn ends above the "
+                           f"bar or keeps its score), got {', '.join(str(s) for s in high)}")
+        if not 0 <= o < L:
+            raise BadInput(f"ones must be 0..{L - 1} (ones set aside; {L} end the turn), got {o}")
+        top = G + final_totals(b.rules, N, b.score_cap)[j]
+        t = scores[j] + k
+        if bar >= top - b.dice or t > top:
+            raise BadInput(f"the final round is stored for bars below {top - b.dice} and totals up to {top} (the score "
+                           f"cap {b.score_cap}: beyond it a seat above the bar holds), got bar {bar}, total {t}")
+        if (k, o) not in reachable_turns(replace(b.rules, turn_total_bound=max(k, b.turn_total_bound))):
+            raise BadInput(f"turn total {k} with {o} ones set aside cannot occur (a roll adds its non-1s, "
+                           f"{b.dice - b.ones_limit + 1} to {b.dice} points)")
+        later = tuple(scores[j + 1:])
+        leader = before.index(bar)
+        roll_roles, hold_roles = self.final_turn(b, j, bar, scores[j], later, t, o)
+
+        def vector(roles):  # roles [leader, j, .., N-1] -> one entry per seat
+            if roles is None:
+                return None
+            vec = [0.0] * N
+            vec[leader] = roles[0]
+            vec[j:] = roles[1:]
+            return tuple(vec)
+
+        pr, hold = vector(roll_roles), vector(hold_roles)
+        notes = [f"final round: seat {leader + 1} leads with {bar}; seat {p} may hold only above it"]
+        if hold is None:  # at or below the bar: it must roll
+            q, actions = 1.0, (NAction("roll", pr[j], pr),)
+        elif pr is None:  # at the score cap the solver holds (a cap proven harmless, docs/n_players.md)
+            q, actions = 0.0, (NAction("hold", hold[j], hold),)
+            notes.append(f"at the score cap {b.score_cap} the stored play holds")
+        else:
+            q = 1.0 if pr[j] > hold[j] + b.tie_tolerance else 0.0
+            roll_a, hold_a = NAction("roll", pr[j], pr), NAction("hold", hold[j], hold)
+            actions = (roll_a, hold_a) if q == 1.0 else (hold_a, roll_a)
+        value = pr if q == 1.0 else hold
+        return NStateValue(b.variant, N, scores, p, k, o, "roll" if q == 1.0 else "hold", q, value[j], value, actions,
+                           None, f"computed from {layout.FINAL_TURNS}", tuple(notes))
+
+    def final_turn(self, b: Block, j: int, bar: int, own: int, later: tuple[int, ...], t_at: int, o_at: int):
+        """(P_roll, P_hold) over roles [leader, j, .., N-1] at total ``t_at`` with ``o_at`` 1s of 0-based seat
+        ``j``'s final turn with bar ``bar`` (P_hold None where holding is not allowed): the solver's
+        ``final_turn_values``, above the bar from the stored rows, at or below it by rolling."""
+        r, N, G = b.rules, b.players, b.goal
+        L = r.ones_limit
+        cache: dict = {}
+        nxt = [1.0] if j == N - 1 else self.phi(b, j + 1, bar, later, cache)
+        bust = [nxt[0], 0.0] + list(nxt[1:])  # the old leader keeps its role, j gets 0
+        rows = self.final_rows(b, j, later)
+        top = G + final_totals(r, N, b.score_cap)[j]
+
+        def above(t, o):  # stored: FA + Fc * bust over roles [leader, j, ..]
+            got = rows.get((t, o))
+            if got is None:
+                raise NotInDatabase(f"{layout.FINAL_TURNS} lacks seat {j + 1}'s total {t}; rebuild with: "
+                                    f"{self.q.rebuild_command()}")
+            return [got[0] * bust[0]] + [a + got[0] * c for a, c in zip(got[1:], bust[1:])]
+
+        def roll_from(t, o, value):
+            v = [r.p_end[o] * x for x in bust]
+            for prob, gain, o_next in r.outcomes[o]:
+                tt = min(t + gain, top)
+                nv = value[(tt, o_next)] if tt <= bar else above(tt, o_next)
+                v = [a + prob * c for a, c in zip(v, nv)]
+            return v
+
+        if t_at > bar:
+            if j == N - 1:
+                hold = [0.0, 1.0]
+            else:
+                hold = [0.0] + list(self.phi(b, j + 1, t_at, later, cache))  # j leads with t_at
+            return (None if t_at >= b.score_cap else roll_from(t_at, o_at, {})), hold
+        value = {}
+        for t in range(bar, t_at - 1, -1):
+            for o in range(L):
+                value[(t, o)] = roll_from(t, o, value)
+        return value[(t_at, o_at)], None
 
     def turn(self, b: Block, scores: tuple[int, ...], m: int, k_at: int, o_at: int, mix: dict):
         """(P_roll, P_hold, roll probability) at (k_at, o_at) of seat ``m``'s turn: the solver's
