@@ -1,0 +1,194 @@
+"""Bots: every stored policy as a player; exact tournaments, simulated ones, and a game to play.
+
+    from dicebase import query, bots
+    with query.open("db/dicebase.duckdb") as db:
+        t = bots.tournament(db, "threes", ["random"] * 3 + ["only-3s"] * 3)
+        s = bots.simulate(db, "threes", ["only-3s", "win"] * 3, rounds=10_000, seed=3)
+
+A bot reads its decisions from the database (docs/bots.md lists them).  ``tournament`` is exact:
+each seat's probability of winning (a Threes round; a Great Rolled Ones game) from the bots' turn
+outcome distributions and the game's recursion, no sampling.  ``simulate`` plays with dice.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import asdict, dataclass, field
+
+from dicebase.bots.base import seat_names, wilson
+from dicebase.errors import BadInput
+
+#: The games with bots, by their CLI name.
+GAMES = ("threes", "rolled-ones")
+MAX_SEATINGS = 5040  # --rotate: distinct seatings evaluated (7 different bots)
+MAX_ROUNDS = 100_000_000
+
+
+def _game_name(game) -> str:
+    name = str(game).replace("_", "-") if isinstance(game, str) else game
+    if name not in GAMES:
+        raise BadInput(f"unknown game {game!r} for bots; games: {', '.join(GAMES)}")
+    return name
+
+
+def bot_names(game: str) -> dict[str, str]:
+    """Every bot of a game: name -> what it plays."""
+    game = _game_name(game)
+    if game == "threes":
+        from dicebase.bots.threes import BOTS
+    else:
+        from dicebase.bots.rolled_ones import BOTS
+    return dict(BOTS)
+
+
+def _check_bots(game: str, bots, least: int = 2) -> list[str]:
+    if isinstance(bots, str) or not isinstance(bots, (list, tuple)):
+        raise BadInput(f"bots must be a list of bot names, got {bots!r}")
+    known = bot_names(game)
+    if len(bots) < least:
+        raise BadInput(f"a {game} tournament needs at least {least} bots, got {len(bots)}")
+    for b in bots:
+        if b not in known:
+            others = [g for g in GAMES if g != game and b in bot_names(g)]
+            where = f" (it is a {others[0]} bot)" if others else ""
+            raise BadInput(f"unknown {game} bot {b!r}{where}; {game} bots: {', '.join(known)}")
+    if game == "rolled-ones" and len(bots) != 2:
+        raise BadInput(f"a rolled-ones game has two players in this database's tables, got {len(bots)} bots")
+    return list(bots)
+
+
+@dataclass(frozen=True)
+class SeatResult:
+    seat: int
+    bot: str
+    player: str
+    p_win: float  # threes: every player tied for the lowest wins (seed 003's count); games: wins the game
+    p_split: float | None = None  # threes: a tie splits one win
+    p_sole: float | None = None  # threes: only a unique lowest score wins
+
+
+@dataclass(frozen=True)
+class Tournament:
+    game: str
+    variant: str
+    bots: tuple[str, ...]
+    rotate: bool
+    seatings: int
+    seats: tuple[SeatResult, ...]
+    unit: str  # 'round' or 'game'
+
+    def as_dict(self) -> dict:
+        doc = asdict(self)
+        doc["bots"] = list(self.bots)
+        doc["seats"] = [{k: v for k, v in asdict(s).items() if v is not None} for s in self.seats]
+        return doc
+
+
+@dataclass(frozen=True)
+class SimSeat:
+    seat: int
+    bot: str
+    player: str
+    wins: float
+    rate: float
+    low: float
+    high: float
+    exact: float
+    outside: bool
+
+
+@dataclass(frozen=True)
+class Simulation:
+    game: str
+    variant: str
+    bots: tuple[str, ...]
+    rounds: int
+    seed: int
+    count: str
+    seats: tuple[SimSeat, ...]
+    outside: int = field(default=0)
+
+    def as_dict(self) -> dict:
+        doc = asdict(self)
+        doc["bots"] = list(self.bots)
+        return doc
+
+
+def _engine(db, game: str, variant: str | None):
+    if game == "threes":
+        from dicebase.bots.threes import Threes
+
+        return Threes(db, "classic" if variant is None else variant)
+    from dicebase.bots.rolled_ones import RolledOnes
+
+    return RolledOnes(db, variant)
+
+
+def tournament(db, game: str, bots, *, rotate: bool = False, variant: str | None = None) -> Tournament:
+    """Each seat's exact probability of winning (Threes: one round; Great Rolled Ones: a game).
+
+    ``rotate``: each listed player's average over every distinct seating instead."""
+    game = _game_name(game)
+    bots = _check_bots(game, bots)
+    engine = _engine(db, game, variant)
+    names = seat_names(bots)
+    n = len(bots)
+    if not rotate:
+        res = engine.exact(bots)
+        seatings = 1
+        per = [{c: float(res[c][s]) for c in res} for s in range(n)]
+    else:
+        orders = list(itertools.permutations(range(n)))
+        distinct = {tuple(bots[i] for i in p) for p in orders}
+        if len(distinct) > MAX_SEATINGS:
+            raise BadInput(f"--rotate over {len(distinct)} distinct seatings is too many (at most {MAX_SEATINGS})")
+        cache = {seq: engine.exact(list(seq)) for seq in distinct}
+        per = [{c: 0.0 for c in next(iter(cache.values()))} for _ in range(n)]
+        for p in orders:
+            res = cache[tuple(bots[i] for i in p)]
+            for s, player in enumerate(p):
+                for c in res:
+                    per[player][c] += float(res[c][s]) / len(orders)
+        seatings = len(distinct)
+    seats = tuple(
+        SeatResult(s + 1, bots[s], names[s], per[s]["win"], per[s].get("split"), per[s].get("sole"))
+        for s in range(n)
+    )
+    return Tournament(game, engine.variant_name, tuple(bots), bool(rotate), seatings, seats, engine.unit)
+
+
+def simulate(db, game: str, bots, *, rounds: int, seed: int = 0, variant: str | None = None,
+             count: str = "win", progress=None, chunk: int = 200_000) -> Simulation:
+    """Play ``rounds`` rounds (Threes) or games with real dice, seeded; wins with 95% intervals and
+    the exact value beside each.  ``progress(done)`` is called after every chunk."""
+    import numpy as np
+
+    game = _game_name(game)
+    bots = _check_bots(game, bots)
+    if isinstance(rounds, bool) or not isinstance(rounds, int) or not 1 <= rounds <= MAX_ROUNDS:
+        raise BadInput(f"rounds must be a whole number 1..{MAX_ROUNDS:,}, got {rounds!r}")
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise BadInput(f"seed must be a whole number >= 0, got {seed!r}")
+    counts = ("win", "split", "sole") if game == "threes" else ("win",)
+    if count not in counts:
+        raise BadInput(f"count must be one of {', '.join(counts)} for {game}, got {count!r}")
+    engine = _engine(db, game, variant)
+    exact = engine.exact(bots)[count]
+    rng = np.random.default_rng(seed)
+    wins = np.zeros(len(bots))
+    done = 0
+    while done < rounds:
+        n = min(chunk, rounds - done)
+        wins += engine.simulate(bots, n, rng)[count]
+        done += n
+        if progress is not None:
+            progress(n)
+    names = seat_names(bots)
+    seats = []
+    for s, b in enumerate(bots):
+        low, high = wilson(float(wins[s]), rounds)
+        e = float(exact[s])
+        seats.append(SimSeat(s + 1, b, names[s], float(wins[s]), float(wins[s]) / rounds, low, high, e,
+                             not low <= e <= high))
+    return Simulation(game, engine.variant_name, tuple(bots), rounds, seed, count, tuple(seats),
+                      sum(s.outside for s in seats))

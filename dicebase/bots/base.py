@@ -1,0 +1,38 @@
+"""What every game's bots share: reading a table into numpy arrays, 95% intervals, seat names."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+
+def arrays(db, sql: str, params: tuple = ()) -> dict[str, np.ndarray]:
+    """The columns of a query as numpy arrays by name (DuckDB: read as arrays; SQLite: row by row)."""
+    if db.store == "duckdb":
+        return {k: np.asarray(v) for k, v in db.fetch_arrays(sql, params).items()}
+    names, rows = db.columns(sql, params)
+    cols = list(zip(*rows)) if rows else [() for _ in names]
+    return {n: np.array(c, dtype=object if c and isinstance(c[0], str) else None) for n, c in zip(names, cols)}
+
+
+def wilson(successes: float, trials: int, z: float = 1.959963984540054) -> tuple[float, float]:
+    """Wilson score 95% interval of a proportion (successes may be fractional: split wins)."""
+    if trials <= 0:
+        return (0.0, 1.0)
+    p = successes / trials
+    den = 1 + z * z / trials
+    centre = (p + z * z / (2 * trials)) / den
+    half = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / den
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+def seat_names(bots: list[str]) -> list[str]:
+    """Seat labels: a bot that sits more than once is numbered, as seed 003 names its players."""
+    seen: dict[str, int] = {}
+    total = {b: bots.count(b) for b in bots}
+    out = []
+    for b in bots:
+        seen[b] = seen.get(b, 0) + 1
+        out.append(f"{b} {seen[b]}" if total[b] > 1 else b)
+    return out
