@@ -50,6 +50,15 @@ def _rules() -> click.Command:
     return group
 
 
+def _bots(name: str) -> Callable[[], click.Command]:
+    def load() -> click.Command:
+        from dicebase.cli import bots
+
+        return getattr(bots, name)
+
+    return load
+
+
 #: The games' lookup groups, loaded on first use: name -> loader.
 GAME_GROUPS: dict[str, Callable[[], click.Command]] = {
     "threes": _threes,
@@ -87,7 +96,8 @@ class LazyGroup(StrictGroup):
         return group
 
 
-@click.group(cls=LazyGroup, lazy={**GAME_GROUPS, "plot": _plot, "rules": _rules},
+@click.group(cls=LazyGroup, lazy={**GAME_GROUPS, "plot": _plot, "rules": _rules,
+                   **{name: _bots(name) for name in ("tournament", "simulate", "play")}},
              context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
 @click.version_option(__version__, prog_name="dicebase")
 def cli():

@@ -20,7 +20,7 @@ from dicebase.errors import UNAVAILABLE, BadInput, DicebaseError, file_error
 from dicebase.present import serving
 
 #: Root commands served besides the game lookups (read-only, with --json).
-ROOT_COMMANDS = ("info", "schema")
+ROOT_COMMANDS = ("info", "schema", "tournament")  # tournament: docs/bots.md
 #: Parameters every lookup has that make no sense over HTTP: the server chooses the database and the format.
 NOT_PARAMETERS = {"db_path", "fmt", "as_json"}
 FLAG_VALUES = {"true": True, "false": False}

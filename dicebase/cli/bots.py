@@ -1,0 +1,131 @@
+"""``dicebase tournament``, ``dicebase simulate``, ``dicebase play``: the stored policies as players."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from dicebase.cli.common import emit, output_option, resolve_format
+from dicebase.errors import BadInput
+from dicebase.present import db_option, open_db
+
+GAMES = click.Choice(["threes", "rolled-ones"])
+VARIANT_HELP = ("Rule variant (Threes: classic, the default, or reroll; Great Rolled Ones: the file's own "
+                "variant by default).")
+
+
+def _bot_list(bots) -> list[str]:
+    """Bots as given: separate arguments, or commas (the HTTP API's list)."""
+    out = []
+    for b in bots:
+        out.extend(x.strip() for x in str(b).split(",") if x.strip())
+    return out
+
+
+@click.command()
+@click.argument("game", type=GAMES)
+@click.argument("bots", nargs=-1, required=True)
+@click.option("--rotate", is_flag=True, help="Average each player over every distinct seating.")
+@click.option("--variant", default=None, metavar="NAME", help=VARIANT_HELP)
+@db_option
+@output_option
+def tournament(game, bots, rotate, variant, db_path, fmt, as_json):
+    """Each seat's exact chance to win, bots playing the stored policies.
+
+    Threes: one round with that seating (seat 1 plays first). p_win counts a
+    tie for the lowest score as a win for every tied player (seed 003's
+    count), p_split splits it, p_sole needs a unique lowest score. Great
+    Rolled Ones: a game of two players (seat 1 moves first). Computed from
+    each bot's turn outcome distribution and the game's recursion, not by
+    sampling. Bots: see `dicebase simulate --help` or docs/bots.md.
+
+    Example:
+
+    \b
+        dicebase tournament threes random random random only-3s only-3s only-3s
+        dicebase tournament threes only-3s win --rotate --json
+        dicebase tournament rolled-ones optimal simple-ones-cases
+    """
+    from dicebase import bots as api
+
+    with open_db(db_path) as db:
+        answer = api.tournament(db, game, _bot_list(bots), rotate=rotate, variant=variant)
+    fmt = resolve_format(fmt, as_json)
+    doc = answer.as_dict()
+    if fmt == "json":
+        emit(doc, fmt)
+        return
+    rows = doc["seats"]
+    if fmt == "csv":
+        emit([{"game": answer.game, "variant": answer.variant, "rotate": answer.rotate, **r} for r in rows], fmt)
+        return
+    what = "each player's average over every seating" if rotate else "seat 1 plays first"
+    emit(rows, fmt, title=f"{answer.game} ({answer.variant}): exact chance to win a {answer.unit}, {what}")
+
+
+@click.command()
+@click.argument("game", type=GAMES)
+@click.argument("bots", nargs=-1, required=True)
+@click.option("--rounds", type=int, default=10_000, show_default=True,
+              help="Rounds (Threes) or games to play.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the dice: the same seed, the same run.")
+@click.option("--count", type=click.Choice(["win", "split", "sole"]), default="win", show_default=True,
+              help="Threes ties: win (every tied player wins, seed 003), split, sole (unique lowest only).")
+@click.option("--variant", default=None, metavar="NAME", help=VARIANT_HELP)
+@click.option("--no-progress", is_flag=True, help="No progress bar.")
+@db_option
+@output_option
+def simulate(game, bots, rounds, seed, count, variant, no_progress, db_path, fmt, as_json):
+    """Play the bots with dice; wins with 95% intervals beside the exact values.
+
+    Every roll is random (seeded: --seed gives the same run again). Each
+    seat's win rate comes with its 95% Wilson interval and the exact value
+    of `dicebase tournament`; a '*' flags an exact value outside the
+    interval (expect about one seat in twenty).
+
+    Bots. threes: random, only-3s (seed 003), expected (lowest expected
+    score), win, win-strict (win probability). rolled-ones: optimal,
+    roll-4-or-5-dice, fixed-hold-at, simple-ones-cases, keep-pace-end-race
+    (seed 002).
+
+    Example:
+
+    \b
+        dicebase simulate threes random random random only-3s only-3s only-3s --rounds 1000 --seed 3
+        dicebase simulate threes only-3s win only-3s win only-3s win --rounds 10000
+        dicebase simulate rolled-ones optimal fixed-hold-at --rounds 20000 --json
+    """
+    from dicebase import bots as api
+
+    fmt = resolve_format(fmt, as_json)
+    with open_db(db_path) as db:
+        bar = None
+        if not no_progress and fmt != "json" and rounds >= 1_000_000 and sys.stderr.isatty():
+            bar = click.progressbar(length=rounds, label="playing", file=sys.stderr)
+        try:
+            if bar is not None:
+                bar.__enter__()
+            answer = api.simulate(db, game, _bot_list(bots), rounds=rounds, seed=seed, count=count,
+                                  variant=variant, progress=None if bar is None else bar.update)
+        finally:
+            if bar is not None:
+                bar.__exit__(None, None, None)
+    doc = answer.as_dict()
+    if fmt == "json":
+        emit(doc, fmt)
+        return
+    if fmt == "csv":
+        emit([{"game": answer.game, "rounds": answer.rounds, "seed": answer.seed, **s} for s in doc["seats"]], fmt)
+        return
+    rows = [{"seat": s.seat, "player": s.player, "wins": _wins(s.wins), "rate": s.rate,
+             "95% low": s.low, "95% high": s.high, "exact": s.exact, "": "*" if s.outside else ""}
+            for s in answer.seats]
+    unit = "rounds" if answer.game == "threes" else "games"
+    emit(rows, fmt, title=f"{answer.game} ({answer.variant}): {answer.rounds:,} {unit}, seed {answer.seed}, "
+                          f"count {answer.count}")
+    click.echo(f"{answer.outside} of {len(answer.seats)} exact values outside their 95% interval")
+
+
+def _wins(x: float):
+    return int(x) if float(x).is_integer() else round(x, 3)
