@@ -7,7 +7,8 @@ import numpy as np
 
 from dicebase.layout import ten_thousand as layout
 from dicebase.rules.ten_thousand import (
-    GAME, DEFAULT_OPTIONS, NO_DICE, TEST_OPTIONS, RuleSet, check_options, duel_goal, turn_states, validate_options,
+    GAME, DEFAULT_OPTIONS, NO_DICE, TEST_OPTIONS, RuleSet, check_options, duel_goal, player_counts, turn_states,
+    validate_options,
 )
 
 __all__ = ["DEFAULT_OPTIONS", "GAME", "TEST_OPTIONS", "build", "options_for_variants", "validate_options",
@@ -21,8 +22,11 @@ def variant_fingerprints(options: dict) -> dict[str, str]:
     import json
 
     rule_sets, duel_sets, goal_option = check_options(options)
+    players = list(player_counts(options))
     return {
-        rs.name: json.dumps({"rules": rs.as_dict(), "two_player_goal": duel_goal(rs, goal_option) if rs in duel_sets else None},
+        rs.name: json.dumps({"rules": rs.as_dict(), "two_player_goal": duel_goal(rs, goal_option) if rs in duel_sets else None,
+                             # N players (issue 21): only when built, so that earlier fingerprints stay as they were
+                             **({"players": players} if players and rs in duel_sets else {})},
                             sort_keys=True)
         for rs in rule_sets
     }
@@ -54,10 +58,11 @@ def build(ctx, options: dict) -> None:
         with ctx.step(f"{name}: odds, rolls and keeps"):
             tables = odds.tables(rs)
         with ctx.step(f"{name}: solitaire turn"):
-            sol = solitaire.solve(rs)
+            average = solitaire.average_turn(rs) if rs.farkle_penalty else None  # issue 24 (docs/farkle.md)
+            sol = average.turns[0] if average else solitaire.solve(rs)
             sol_keep = solitaire.best_keeps(sol)
             heur_value = heuristic.solitaire_value(rs)
-            h_rule = heuristic.thresholds(rs)
+            h_rule = [r for r in heuristic.thresholds(rs) if r["bank_from"] is not None]  # never banks: no row
         solver = {
             "solitaire": {
                 "objective": "expected banked points of one turn",
@@ -69,6 +74,12 @@ def build(ctx, options: dict) -> None:
             },
             "seed004_heuristic": heuristic.__doc__.strip().split("\n\n", 1)[1],
         }
+        if average is not None:
+            solver["solitaire"].update(_average_metadata(rs, average))
+            heur_value = np.full((1, 1), heuristic.penalty_average(rs))
+            sol_start = average.gain / rs.unit
+        else:
+            sol_start = sol.value[0, 0]
         duel = None
         if rs in duel_sets:
             goal = duel_goal(rs, goal_option)
@@ -136,19 +147,49 @@ def build(ctx, options: dict) -> None:
             ctx.write("ten_thousand_policy_turn", {
                 "rules": np.array([name, name], dtype=object),
                 "policy": np.array(["optimal", "seed004"], dtype=object),
-                "expected_points": np.array([sol.value[0, 0], heur_value[0, 0]]) * rs.unit,
+                "expected_points": np.array([sol_start, heur_value[0, 0]]) * rs.unit,
             })
         if duel is not None:
             with ctx.step(f"{name}: write two-player tables (d), (e)"):
                 _write_duel(ctx, rs, duel, goal, dice_of, triple_of)
         ctx.note(f"{name}", {
-            "solitaire_expected_turn_points": float(sol.value[0, 0] * rs.unit),
+            "solitaire_expected_turn_points": float(sol_start * rs.unit),
             **({"two_player_p1_win": float(duel.W[0, 0]),
                 "two_player_stored_states": int(duel.stats.get("stored_rows", 0))} if duel else {}),
         })
+    players = player_counts(options)
+    if players:  # N players (issue 21): every two-player rule set, blocks in (rules, goal, players) order
+        from .nplayer_build import build_players
+
+        for rs in sorted(duel_sets, key=lambda r: r.name):
+            build_players(ctx, rs, duel_goal(rs, goal_option), players)
 
 
 CHUNK = 4_000_000
+
+
+def _average_metadata(rs: RuleSet, average) -> dict:
+    """Solver metadata of a rule set with a consecutive-farkle penalty (issue 24, docs/farkle.md)."""
+    from . import solitaire
+
+    return {
+        "objective": "long-run average points per turn over the farkle-count states 0.."
+                     f"{rs.farkle_penalty_after - 1} (average-reward problem)",
+        "method": "relative value iteration; each step one solitaire turn per count with a farkle worth the "
+                  "relative value of the next count (or minus the penalty); stopped when the Odoni bounds on the "
+                  "gain are within the tolerance",
+        "gain_points_per_turn": average.gain,
+        "gain_bounds": list(average.gain_bounds),
+        "tolerance_points": average.tol,
+        "iterations": average.iterations,
+        "relative_values_points": average.relative.tolist(),
+        "farkle_values_points": average.farkle_value.tolist(),
+        "stored_turn": "ten_thousand_solitaire* hold the count-0 turn; its values are expected banked points "
+                       "plus the relative value after a farkle",
+        "bank_from_by_farkle_count": [
+            {f"{r['n']}/{r['t']}": r["bank_from"] for r in solitaire.thresholds(t)} for t in average.turns
+        ],
+    }
 
 
 def _write_duel(ctx, rs: RuleSet, duel, goal: int, dice_of, triple_of) -> None:

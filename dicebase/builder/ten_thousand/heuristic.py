@@ -24,7 +24,7 @@ import numpy as np
 
 from dicebase.rules.ten_thousand import RuleSet, turn_states
 
-from .solitaire import Flat, class_sum, max_dice_flat
+from .solitaire import Flat, bank_minimum_units, bonus_chain, bonus_class, class_sum, max_dice_flat
 
 
 def expected_next_roll(fl: Flat) -> np.ndarray:
@@ -34,13 +34,17 @@ def expected_next_roll(fl: Flat) -> np.ndarray:
 
 
 def roll_table(rules: RuleSet) -> tuple[np.ndarray, int]:
-    """(roll[k, s] for k = 0..K, K) with K the first turn total where every class banks."""
+    """(roll[k, s] for k = 0..K, K) with K the first turn total where every class that can farkle banks.
+
+    Issue 24: below the bank minimum the rule must roll; a class that never farkles (all the dice
+    under a no-score bonus) has no opportunity cost, so the rule always rolls it."""
     fl = max_dice_flat(rules)
     ev = expected_next_roll(fl)
-    K = int(math.floor((ev / fl.p_farkle).max())) + 1
+    live = fl.p_farkle > 0
+    K = max(int(math.floor((ev[live] / fl.p_farkle[live]).max())) + 1, bank_minimum_units(rules))
     k = np.arange(K + 1)[:, None]
     roll = ev[None, :] > k * fl.p_farkle[None, :]
-    roll[0] = True
+    roll[: bank_minimum_units(rules)] = True
     return roll, K
 
 
@@ -50,22 +54,45 @@ def thresholds(rules: RuleSet) -> list[dict]:
     ev = expected_next_roll(fl)
     out = []
     for s, (n, t) in enumerate(turn_states(rules)):
-        # bank iff k * pf >= ev  ->  smallest k >= ev / pf (units)
-        kb = max(1, math.ceil(ev[s] / fl.p_farkle[s] - 1e-12))
-        out.append(dict(n=n, t=t, ev=ev[s] * rules.unit, p_farkle=float(fl.p_farkle[s]),
-                        bank_from=kb * rules.unit))
+        # bank iff k * pf >= ev  ->  smallest k >= ev / pf (units), and not below the bank minimum
+        if fl.p_farkle[s] > 0 or ev[s] <= 0:
+            kb = max(bank_minimum_units(rules), math.ceil(ev[s] / fl.p_farkle[s] - 1e-12) if ev[s] > 0 else 1)
+            bank_from = kb * rules.unit
+        else:
+            bank_from = None  # never farkles (no-score bonus): always rolls
+        out.append(dict(n=n, t=t, ev=ev[s] * rules.unit, p_farkle=float(fl.p_farkle[s]), bank_from=bank_from))
     return out
 
 
-def solitaire_value(rules: RuleSet) -> np.ndarray:
-    """H[k, s]: expected banked points (units) of the heuristic from (k, s)."""
+def solitaire_value(rules: RuleSet, farkle_value: float = 0.0) -> np.ndarray:
+    """H[k, s]: expected banked points (units) of the heuristic from (k, s); a farkle is worth
+    ``farkle_value`` units (0, or -1 to read off the chance that a turn farkles: H(0) - H(-1))."""
     fl = max_dice_flat(rules)
     roll, K = roll_table(rules)
     top = K + fl.max_pts + 1
     H = np.zeros((top + 1, fl.n_states))
     H[K + 1 :] = np.arange(K + 1, top + 1, dtype=float)[:, None]
+    s6 = bonus_class(rules)
+    if s6 is not None:  # always rolled: past K worth k + c, c = fixed point of its max-dice chain
+        H[K + 1 :, s6] += bonus_chain(fl, s6)
     for k in range(K, -1, -1):
         vals = H[k + fl.opt_pts, fl.opt_state] * fl.group_prob
-        r = class_sum(vals, fl.state_group)
+        r = class_sum(vals, fl.state_group) + fl.p_farkle * farkle_value
         H[k] = np.where(roll[k], r, k)
     return H[: K + 1]
+
+
+def penalty_average(rules: RuleSet) -> float:
+    """The rule's long-run average points per turn under a consecutive-farkle penalty (units): it
+    ignores the count, so each turn farkles with the same chance q and banks E points on average;
+    the count is a Markov chain and the penalty falls on a share ``pi_{m-1} q`` of turns
+    (after_penalty: pi_c ~ q^c, c < m; after_bank: the chain stays at m - 1 until a bank)."""
+    E = float(solitaire_value(rules)[0, 0])
+    q = E - float(solitaire_value(rules, farkle_value=-1.0)[0, 0])
+    m = rules.farkle_penalty_after
+    if rules.farkle_count_reset == "after_penalty":
+        weights = q ** np.arange(m)
+    else:  # counts 0..m-2 as above, m-1 absorbs further farkles until a bank
+        weights = np.append(q ** np.arange(m - 1), q ** (m - 1) / (1.0 - q))
+    pi_last = weights[-1] / weights.sum()
+    return E - pi_last * q * rules.farkle_penalty / rules.unit

@@ -25,6 +25,7 @@ import numpy as np
 
 from dicebase.builder.dice import rolls
 from dicebase.rules.ten_thousand import RuleSet, dominated_flags, legal_keeps, roll_states, turn_states
+from dicebase.rules.ten_thousand.scoring import bonus_chain_bound
 
 from .scoring import Transitions, transitions
 
@@ -111,9 +112,43 @@ def expected_max_points(rules: RuleSet) -> np.ndarray:
 
 
 def bank_bound(rules: RuleSet) -> int:
-    """Smallest K (units) with K >= Emax(s) / pf(s) for every class s."""
+    """Smallest K (units) with K >= Emax(s) / pf(s) for every class s, and at least the bank minimum.
+
+    With a no-score bonus (issue 24) the class of all the dice never farkles; the bound is then
+    ``(Emax(s) + C) / pf(s)`` over the other classes, C = :func:`bonus_chain_bound` (units;
+    docs/farkle.md), and tests raise it to check that no value moves."""
     fl = flatten(transitions(rules))
-    return int(math.ceil((expected_max_points(rules) / fl.p_farkle).max()))
+    live = fl.p_farkle > 0
+    extra = bonus_chain_bound(rules) / rules.unit
+    K = int(math.ceil(((expected_max_points(rules)[live] + extra) / fl.p_farkle[live]).max()))
+    return max(K, bank_minimum_units(rules))
+
+
+def bank_minimum_units(rules: RuleSet) -> int:
+    """The smallest turn total (units, >= 1) that may be banked on every turn."""
+    return max(1, -(-rules.bank_minimum // rules.unit))
+
+
+def bonus_class(rules: RuleSet) -> int | None:
+    """Index of the class that never farkles under a no-score bonus (all the dice), else None."""
+    return turn_states(rules).index((rules.dice, 0)) if rules.no_score_bonus else None
+
+
+def bonus_chain(fl: Flat, s6: int, pts_of_group=None) -> float:
+    """c = expected points (units) of rolling all the dice once more after every keep that gives all
+    the dice back and banking after any other keep (best keep per roll): the fixed point of
+    ``c = sum_g p_g max_o (pts_o + c [state_o = s6])``, iterated from 0 (a contraction: the chance
+    of getting all the dice back is below 1)."""
+    c = 0.0
+    g0, g1 = fl.state_group[s6], fl.state_group[s6 + 1]
+    for _ in range(10_000):
+        vals = fl.opt_pts + np.where(fl.opt_state == s6, c, 0.0)
+        gmax = np.maximum.reduceat(vals, fl.group_opt[:-1])[g0:g1]
+        new = float((gmax * fl.group_prob[g0:g1]).sum())
+        if abs(new - c) <= 1e-13 * max(1.0, new):
+            return new
+        c = new
+    raise ValueError("the no-score bonus chain does not converge")
 
 
 def class_sum(per_group: np.ndarray, state_group: np.ndarray) -> np.ndarray:
@@ -142,23 +177,89 @@ class Solitaire:
     roll: np.ndarray  # (K + 1, S) bool, roll is optimal (strictly better than bank)
 
 
-def solve(rules: RuleSet, bound: int | None = None) -> Solitaire:
-    """Backward induction over k (descending) with bank forced at ``k >= bound``."""
+def solve(rules: RuleSet, bound: int | None = None, farkle_value: float = 0.0) -> Solitaire:
+    """Backward induction over k (descending) with bank forced at ``k >= bound``.
+
+    ``farkle_value`` (units, <= 0): what a farkle is worth instead of 0 (the consecutive-farkle
+    penalty's average-reward solve, :func:`average_turn`; the bound stays valid since a negative
+    farkle value only makes banking better).  Below the bank minimum (issue 24) the player must roll.
+    Under a no-score bonus the class of all the dice never farkles and is always rolled: past the
+    bound it is worth ``k + c`` (:func:`bonus_chain`) instead of ``k``."""
     fl = flatten(transitions(rules))
     K = bank_bound(rules) if bound is None else bound
+    bm = bank_minimum_units(rules)
+    if K < bm:
+        raise ValueError(f"bound {K} is below the bank minimum ({bm} units)")
     top = K + fl.max_pts + 1
     V = np.empty((top + 1, fl.n_states))
     V[K:] = np.arange(K, top + 1, dtype=float)[:, None]
+    s6 = bonus_class(rules)
+    if s6 is not None:
+        V[K:, s6] += bonus_chain(fl, s6)
     R = np.zeros((K + 1, fl.n_states))
     for k in range(K, -1, -1):
-        R[k] = _reduce(fl, V[k + fl.opt_pts, fl.opt_state])
+        R[k] = _reduce(fl, V[k + fl.opt_pts, fl.opt_state]) + fl.p_farkle * farkle_value
         if k < K:
-            V[k] = np.maximum(R[k], k)
+            V[k] = np.maximum(R[k], k) if k >= bm else R[k]
     roll = R > np.arange(K + 1)[:, None]
     roll[K] = False
-    roll[0] = True  # a turn starts with a roll; k = 0 cannot be banked
-    V[0] = R[0]
+    if s6 is not None:
+        roll[K, s6] = True
+    roll[:bm] = True  # a turn starts with a roll; below the bank minimum (at least 1) no bank
+    V[:bm] = R[:bm]
     return Solitaire(rules, K, V[: K + 1].copy(), R, roll)
+
+
+@dataclass(frozen=True)
+class AverageTurn:
+    """The one-turn objective under a consecutive-farkle penalty: the long-run average points per
+    turn (gain) of an average-reward problem over the farkle-count states 0..m-1."""
+
+    rules: RuleSet
+    gain: float  # points per turn (midpoint of the final Odoni bounds)
+    gain_bounds: tuple[float, float]  # proved: the optimal gain lies in [lo, hi]
+    relative: np.ndarray  # (m,) relative values h_c in points, h_0 = 0
+    farkle_value: np.ndarray  # (m,) what a farkle is worth at count c (points): h_{c+1}, or -P + h_reset
+    turns: tuple  # (m,) Solitaire of each count's turn at its farkle value
+    iterations: int
+    tol: float
+
+
+def penalty_farkle_values(rules: RuleSet, h: np.ndarray) -> np.ndarray:
+    """F_c (points): the relative value after a farkle at count c (h_0 = 0 after a bank)."""
+    m = rules.farkle_penalty_after
+    F = np.empty(m)
+    F[: m - 1] = h[1:]
+    F[m - 1] = -rules.farkle_penalty + (h[0] if rules.farkle_count_reset == "after_penalty" else h[m - 1])
+    return F
+
+
+def average_turn(rules: RuleSet, tol: float = 1e-9, bound: int | None = None) -> AverageTurn:
+    """Maximise the long-run average points per turn when the ``farkle_penalty_after``-th farkle in a
+    row costs ``farkle_penalty`` (issue 24).
+
+    Relative value iteration over the counts c = 0..m-1 (a bank: reward k, back to 0; a farkle: to
+    c + 1, or at m - 1 reward -P and back to 0, or to m - 1 again under ``after_bank``):
+    ``(T h)_c = max over turn policies E[reward + h(next)]`` is one solitaire solve per count with the
+    farkle worth ``F_c`` (:func:`penalty_farkle_values`); then ``h <- T h - (T h)_0``.  The Odoni
+    bounds ``min_c ((T h)_c - h_c) <= gain <= max_c ((T h)_c - h_c)`` hold at every step; the loop
+    stops when they are within ``tol`` points, so the stored gain is within ``tol`` of the optimum.
+    The chain is unichain and aperiodic (a bank returns to count 0 from every count)."""
+    m = rules.farkle_penalty_after
+    h = np.zeros(m)
+    start = 0  # class index of (all dice, no triple): the turn start
+    for it in range(1, 10_001):
+        F = penalty_farkle_values(rules, h)
+        turns = tuple(solve(rules, bound, farkle_value=F[c] / rules.unit) for c in range(m))
+        T = np.array([t.value[0, start] for t in turns]) * rules.unit
+        diff = T - h
+        lo, hi = float(diff.min()), float(diff.max())
+        h = T - T[0]
+        if hi - lo <= tol:
+            F = penalty_farkle_values(rules, h)
+            turns = tuple(solve(rules, bound, farkle_value=F[c] / rules.unit) for c in range(m))
+            return AverageTurn(rules, (lo + hi) / 2, (lo, hi), h, F, turns, it, tol)
+    raise ValueError("average-reward iteration did not converge")
 
 
 def thresholds(sol: Solitaire) -> list[dict]:

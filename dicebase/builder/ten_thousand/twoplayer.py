@@ -7,6 +7,7 @@ Units of ``rules.unit`` (50 points); goal ``G`` units.  Player to move has banke
     P(i, j, k, s)  = max(P_bank, P_roll)                           (k > 0)
     P_bank         = 1 - W(j, i + k)                   if i + k <  G
                    = 1 - P_exceed(i + k - j)           if i + k >= G (opponent's last turn)
+                   = 1                                 if i + k >= G and last_round = first_to_goal_wins
     P_roll         = sum_r P(r) max_keep P(i, j, k + pts, s') + pf(s) * (1 - W(j, i))
     W(i, j)        = P(i, j, 0, six dice)                          (a turn starts with a roll)
 
@@ -124,6 +125,11 @@ def solve(rules: RuleSet, goal_units: int, tol: float = 1e-13, progress=None,
     """
     from numba import get_num_threads
 
+    from dicebase.rules.ten_thousand import two_player_refusal
+
+    why = two_player_refusal(rules)
+    if why:
+        raise ValueError(f"{rules.name}: {why}")
     _, solve_sum, _, _, heuristic_sum, collect_rows, place_rows = kernels()
     threads = get_num_threads()  # dicebase build --threads sets it (numba.set_num_threads)
     fl = flatten(transitions(rules, prune=False))
@@ -142,6 +148,9 @@ def solve(rules: RuleSet, goal_units: int, tol: float = 1e-13, progress=None,
         max_need = max(max_need, G + kh + fl.max_pts + 1)
     E = exceed_table(rules, max_need)
     pexd = E[1:, 0].copy()  # pexd[d] = E(d + 1, six dice)
+    first_wins = rules.last_round == "first_to_goal_wins"
+    if first_wins:  # issue 24: banking at the goal wins at once, the opponent has no last turn
+        pexd[:] = 0.0
     W = np.full((G, G), np.nan)
     S = fl.n_states
     t0 = time.perf_counter()
@@ -159,6 +168,8 @@ def solve(rules: RuleSet, goal_units: int, tol: float = 1e-13, progress=None,
     if heuristic:
         hfl = max_dice_flat(rules)
         pexh = exceed_table(rules, max_need, keep="max_dice")[1:, 0].copy()
+        if first_wins:
+            pexh[:] = 0.0
         Hh = np.full((G, G), np.nan)
         Ho = np.full((G, G), np.nan)
     t_heur = 0.0

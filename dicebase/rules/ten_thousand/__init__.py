@@ -38,6 +38,10 @@ from dataclasses import asdict, dataclass, field
 
 from dicebase.rules import SizeLimit
 from dicebase.rules.files import Key
+from dicebase.rules.ten_thousand.farkle import (  # noqa: F401  (issue 24's options, one import away)
+    FARKLE_COUNT_RESET, FARKLE_OPTIONS, LAST_ROUND, check_farkle_options, needs_penalty_state, nplayer_refusal,
+    options_text, two_player_refusal,
+)
 from dicebase.rules.ten_thousand.scoring import (  # noqa: F401  (the rules' public names, one import away)
     CLASS_ORDER,
     FACES,
@@ -95,6 +99,14 @@ class RuleSet:
     goal: int = 10_000
     last_round: str = "others_one_turn_must_exceed"
     unit: int = 50
+    # issue 24 (the Farkle family's options; each default is the behaviour before them, see FARKLE_OPTIONS)
+    compensation: int = 0  # points the second seat starts with
+    bank_minimum: int = 0  # points a turn needs to be banked, on every turn
+    no_score_bonus: int = 0  # a roll of all `dice` dice that scores nothing: these points and a free roll (0 = a farkle)
+    farkle_penalty: int = 0  # points lost on the farkle_penalty_after-th farkle in a row (0 = none)
+    farkle_penalty_after: int = 3
+    farkle_count_reset: str = "after_penalty"  # after_penalty | after_bank
+    lowest_score: int = 0  # the lowest banked score (a penalty stops there): the model's bound, points <= 0
     extra: dict = field(default_factory=dict, compare=False, hash=False)
 
     def __post_init__(self) -> None:
@@ -105,9 +117,11 @@ class RuleSet:
         values = list(self.single_values) + list(self.triple_values) + list(self.kind_values)
         values += [v for v in (self.straight, self.three_pairs, self.four_and_pair, self.two_triples) if v]
         values.append(self.goal)
+        values += [self.compensation, self.bank_minimum, self.no_score_bonus, self.farkle_penalty, self.lowest_score]
         bad = [v for v in values if v % self.unit]
         if bad:
             raise ValueError(f"points {bad} are not multiples of the unit {self.unit}")
+        check_farkle_options(self)
 
     def kind_points(self, face: int, count: int) -> int:
         """Points of ``count`` (>= 3) dice of ``face`` scored as one n-of-a-kind."""
@@ -121,9 +135,19 @@ class RuleSet:
         return self.kind_values[count - 4]
 
     def as_dict(self) -> dict:
+        """Every parameter; the issue-24 options only where they differ from their defaults, so a rule
+        set without them is stored exactly as before they existed."""
         d = asdict(self)
         d.pop("extra")
+        for key, default in FARKLE_OPTIONS.items():
+            if d[key] == default:
+                del d[key]
         return d
+
+    @property
+    def farkle_options(self) -> dict:
+        """The issue-24 options that differ from their defaults (empty: a rule set as before them)."""
+        return {k: getattr(self, k) for k, v in FARKLE_OPTIONS.items() if getattr(self, k) != v}
 
 
 TEN_THOUSAND = RuleSet(
@@ -199,7 +223,76 @@ ZILCH = RuleSet(
     three_pairs=1500,
 )
 
-PRESETS: dict[str, RuleSet] = {r.name: r for r in (TEN_THOUSAND, FARKLE, FARKLE_ADDITIVE, ZILCH)}
+# ---------------------------------------------------------------- issue 24: presets with published results
+ZILCH_PLAYR = RuleSet(
+    name="zilch-playr",
+    description=(
+        "Zilch as played at playr.co.uk and analysed by Matt Busche: the zilch scoring (single 1 = 100, single 5 "
+        "= 50, three 1s = 1000, three of a kind = 100 x face, every die over three doubles the set, 1-6 straight "
+        "1500, three pairs 1500, also four of a kind + pair), 300 points needed to bank, six dice that score nothing 500 points and a free "
+        "roll, the third zilch in a row costs 500 points"
+    ),
+    source=(
+        "Matt Busche, 'Maximizing Expected Scores in the Game of Zilch' (2010, "
+        "https://www.mattbusche.org/blog/article/zilch/); rules: playr.co.uk, 'Rules of Zilch' "
+        "(http://zilch.playr.co.uk/rules.php); readings in docs/farkle.md"
+    ),
+    extra_dice="double",
+    triple_stands=False,
+    straight=1500,
+    three_pairs=1500,
+    three_pairs_with_four=True,
+    bank_minimum=300,
+    no_score_bonus=500,
+    farkle_penalty=500,
+    farkle_penalty_after=3,
+    lowest_score=-2500,
+)
+
+MINIMAL_FARKLE = RuleSet(
+    name="minimal-farkle",
+    description=(
+        "Minimal Farkle of Busche and Neller: single 1 = 100, single 5 = 50, three 1s = 1000, three of a kind = "
+        "100 x face and nothing else (four or more of a kind score as a triple plus singles, two triples as two "
+        "triples; no straight, no three pairs); hot dice; the first player to bank 10,000 or more wins"
+    ),
+    source=(
+        "Matthew Busche and Todd W. Neller, 'Optimal Play of the Farkle Dice Game', Advances in Computer Games "
+        "(ACG 2017), LNCS 10664; readings in docs/farkle.md"
+    ),
+    extra_dice="fixed",
+    kind_values=(0, 0, 0),
+    triple_stands=False,
+    straight=None,
+    three_pairs=None,
+    last_round="first_to_goal_wins",
+)
+
+FACEBOOK_FARKLE = RuleSet(
+    name="facebook-farkle",
+    description=(
+        "Facebook Farkle as read from Matt Busche's analysis: the zilch scoring (single 1 = 100, single 5 = 50, "
+        "three 1s = 1000, three of a kind = 100 x face, every die over three doubles the set, 1-6 straight 1500, "
+        "three pairs 1500), the third farkle in a row costs 1000 points, banked scores bounded below at -2500 "
+        "(the model's bound), the first player to bank 10,000 or more wins"
+    ),
+    source=(
+        "Matt Busche, 'Maximizing Win Probability in the Game of Farkle' (2016, "
+        "https://www.mattbusche.org/blog/article/optimal_farkle/); the scoring is a reading (docs/farkle.md)"
+    ),
+    extra_dice="double",
+    triple_stands=False,
+    straight=1500,
+    three_pairs=1500,
+    three_pairs_with_four=True,
+    last_round="first_to_goal_wins",
+    farkle_penalty=1000,
+    farkle_penalty_after=3,
+    lowest_score=-2500,
+)
+
+PRESETS: dict[str, RuleSet] = {r.name: r for r in (TEN_THOUSAND, FARKLE, FARKLE_ADDITIVE, ZILCH, ZILCH_PLAYR,
+                                                   MINIMAL_FARKLE, FACEBOOK_FARKLE)}
 
 
 def get_rules(name: str) -> RuleSet:
@@ -215,6 +308,9 @@ DEFAULT_OPTIONS = {
     "duel_rules": ["ten-thousand"],  # rule sets solved as a two-player game, (d) and (e)
     "goal": 10_000,  # two-player goal of the presets, points (a house rule set's own goal is in its file)
     "house_rules": {},  # name -> values of a rules file (dicebase build ten-thousand --rules FILE.toml)
+    # numbers of players (2..4) whose N-player tables (ten_thousand_turn_starts ...) are built for every
+    # two-player rule set at its goal; not in the default build (docs/n_players.md): -o ten-thousand.players=3
+    "players": [],
 }
 TEST_OPTIONS = {"goal": 1000}
 #: Largest two-player goal a build accepts, points.
@@ -287,6 +383,11 @@ def validate_options(options: dict) -> None:
     """ValueError (one line) for bad build options, :class:`SizeLimit` for a solve too large for
     the machine; called before any file is touched."""
     rule_sets, duel, goal = check_options(options)
+    for rs in duel:  # issue 24: options the two-player (and N-player) solvers do not model
+        why = two_player_refusal(rs) or (player_counts(options) and nplayer_refusal(rs))
+        if why:
+            raise ValueError(f"ten-thousand {rs.name}: {why}")
+    check_players(options, duel, goal)
     for rs in rule_sets:
         cells, what = size_estimate(rs, duel_goal(rs, goal) if rs in duel else None)
         limit = MAX_DUEL_CELLS if rs in duel else MAX_TURN_CELLS
@@ -320,9 +421,91 @@ def size_estimate(rules: RuleSet, goal: int | None) -> tuple[int, str]:
     return cells, what
 
 
-# ---------------------------------------------------------------- rules files
+# ---------------------------------------------------------------- more than two players (issue 21)
+#: Most seats a build may store (``ten_thousand_turn_starts`` has a score and a win column per seat).
+MAX_PLAYERS = 4
+#: Player counts a build may solve (``-o ten-thousand.players=[3,4]``).
+PLAYER_COUNTS = tuple(range(2, MAX_PLAYERS + 1))
+#: N players: the mover rolls only when rolling beats banking by more than this (its own win
+#: probability), and among the keeps of a roll takes the first in :func:`keep_priority` order whose value
+#: is within it of the best.  With three or more players a tie for the mover changes the others'
+#: chances, so it is broken the same way everywhere (docs/n_players.md).
+TIE_TOLERANCE = 1e-12
+#: The keep tie-break in words (:func:`keep_priority`).
+KEEP_PRIORITY_TEXT = ("among keeps within the tie tolerance of the best: more points, then a keep that leaves no "
+                      "standing triple, then fewer dice to roll, then the lower triple face")
+NPLAYER_RULES_TEXT = (
+    "10,000 ({rules}) for {players} players to {goal} points (issue 21; with 2 players the two-player game): seats "
+    "1..{players} play in order, a round is one turn each; banking at turn total 0 is not allowed (nor below the "
+    "opening minimum of {opening} while a seat is at 0). When a seat banks at or above {goal}, every other seat, in "
+    "seat order from the next one round to the one before it, takes one final turn, on which it may bank only when "
+    "its score plus turn total exceeds the highest score at that moment. The highest score wins. Each seat maximises "
+    "its own win probability; ties for the mover (within {tie}) bank before rolling, and " + KEEP_PRIORITY_TEXT + "."
+)
+#: Largest N-player solve ``goal_units^N * N`` turn starts a build may make without --force-size: 3 players to
+#: 2,000 points (192,000, about 6 CPU-minutes on the 2-core development machine) pass, to 3,000 (648,000,
+#: about 20) do not (docs/n_players.md, "Cost").
+MAX_NPLAYER_TURN_STARTS = 200_000
+#: Turn starts per CPU-second measured at goal 1,000 with 3 players (stored, every rotation): the size message.
+NPLAYER_STARTS_PER_CPU_SECOND = 600
 
-LAST_ROUND = ("others_one_turn_must_exceed",)
+
+def keep_priority(rules: RuleSet, pts: int, state: int) -> tuple:
+    """The keep tie-break key of a keep worth ``pts`` (units) leading to class ``state`` (an index into
+    :func:`turn_states`), smaller first: more points, then no standing triple after it, then fewer
+    dice to roll, then the lower triple face (:data:`KEEP_PRIORITY_TEXT`)."""
+    n_after, t_after = turn_states(rules)[state]
+    return (-pts, t_after != 0, n_after, t_after)
+
+
+def player_counts(options: dict) -> tuple[int, ...]:
+    """The ``players`` build option as a sorted tuple (ValueError, one line, if bad): a list of distinct
+    whole numbers in :data:`PLAYER_COUNTS` (empty: no N-player tables), or one such number."""
+    value = options.get("players", DEFAULT_OPTIONS["players"])
+    items = [value] if isinstance(value, int) and not isinstance(value, bool) else value
+    allowed = f"{PLAYER_COUNTS[0]}..{PLAYER_COUNTS[-1]}"
+    if not isinstance(items, (list, tuple)) or any(isinstance(n, bool) or not isinstance(n, int) for n in items):
+        raise ValueError(f"ten-thousand.players must be a list of whole numbers {allowed}, e.g. [3,4], got "
+                         f"{reprlib.repr(value)}")
+    bad = [n for n in items if n not in PLAYER_COUNTS]
+    if bad:
+        raise ValueError(f"ten-thousand.players must be {allowed} each (the tables have {MAX_PLAYERS} seats), got {bad[0]}")
+    if len(set(items)) != len(items):
+        raise ValueError(f"ten-thousand.players lists a number twice: {reprlib.repr(value)}")
+    return tuple(sorted(items))
+
+
+def nplayer_turn_starts(rules: RuleSet, goal: int, players: int) -> int:
+    """Turn starts ``(goal / unit)^players * players`` of an N-player solve."""
+    return (goal // rules.unit) ** players * players
+
+
+def check_players(options: dict, duel: list[RuleSet], goal: int) -> None:
+    """The ``players`` option against the two-player rule sets it extends: ValueError (one line) when a
+    goal is below a rule set's opening minimum (the solver needs ``goal >= opening_minimum``, so that the
+    opening rule never applies on a final turn), :class:`SizeLimit` beyond :data:`MAX_NPLAYER_TURN_STARTS`."""
+    players = player_counts(options)
+    if not players:
+        return
+    if not duel:
+        raise ValueError("ten-thousand.players needs a two-player rule set (ten-thousand.duel_rules is empty)")
+    for rs in duel:
+        g = duel_goal(rs, goal)
+        if g < rs.opening_minimum:
+            raise ValueError(f"ten-thousand.players: rule set {rs.name} has goal {g} below its opening minimum "
+                             f"{rs.opening_minimum}; an N-player goal must be at least the opening minimum")
+    for rs in duel:  # after every check above: --force-size skips the rest of a SizeLimit's checks
+        g = duel_goal(rs, goal)
+        for n in players:
+            starts = nplayer_turn_starts(rs, g, n)
+            if starts > MAX_NPLAYER_TURN_STARTS:
+                minutes = starts / NPLAYER_STARTS_PER_CPU_SECOND / 60
+                raise SizeLimit(f"ten-thousand {rs.name}: {n} players to {g} points need {starts:,} turn starts "
+                                f"(about {minutes:,.0f} CPU-minutes), more than the {MAX_NPLAYER_TURN_STARTS:,} a "
+                                f"build may solve; lower ten-thousand.goal or leave {n} out of ten-thousand.players")
+
+
+# ---------------------------------------------------------------- rules files
 
 FILE_KEYS = (
     Key("description", "str", "What these rules are, in a sentence (stored with the tables)."),
@@ -358,14 +541,32 @@ FILE_KEYS = (
     Key("goal", "int", "Points that end the game: the first player to bank this many makes it the last "
         "round; the two-player game is solved to it.", minimum=1),
     Key("last_round", "choice", "What happens when a player reaches the goal: "
-        "\"others_one_turn_must_exceed\" = the other player has one more turn and must end above.",
-        choices=LAST_ROUND),
+        "\"others_one_turn_must_exceed\" = the other player has one more turn and must end above; "
+        "\"first_to_goal_wins\" = the first to bank at or above the goal wins at once; "
+        "\"others_one_turn_ties_shared\" = the other player has one more turn, the higher score wins, a tie "
+        "is half a win each.", choices=LAST_ROUND),
     Key("unit", "int", "The scoring unit: every value above is a multiple of it (smaller units make larger "
         "solves).", minimum=1),
+    Key("compensation", "int", "Points the second player starts the game with (0 = none); "
+        "dicebase ten-thousand compensation says which value makes the game fairest.", required=False),
+    Key("bank_minimum", "int", "Points a turn needs before it may be banked, on every turn (0 = none; "
+        "opening_minimum applies on top while the player is at 0).", required=False),
+    Key("no_score_bonus", "int", "Points for a roll of all the dice that scores nothing, which then gives a "
+        "free roll of all the dice (0 = such a roll is a farkle, as usual).", required=False),
+    Key("farkle_penalty", "int", "Points lost on the farkle_penalty_after-th farkle in a row (0 = no penalty).",
+        required=False),
+    Key("farkle_penalty_after", "int", "How many farkles in a row cost the penalty.", minimum=1, maximum=5,
+        required=False),
+    Key("farkle_count_reset", "choice", "When the count of farkles in a row starts again (always after a banked "
+        "turn): \"after_penalty\" = also after each penalty; \"after_bank\" = only after a banked turn, so every "
+        "further farkle costs the penalty again.", choices=FARKLE_COUNT_RESET, required=False),
+    Key("lowest_score", "int", "The lowest banked score: a penalty never takes a score below it (0 = scores "
+        "never go negative). With a penalty this is the solver's bound on scores (Busche's Facebook Farkle "
+        "model: -2500).", minimum=-20_000, maximum=0, required=False),
     Key("two_player", "bool", "Also solve the optimal two-player game to the goal (tables d and e; takes "
         "longer than the one-turn tables).", required=False),
 )
-FILE_DEFAULTS = {"source": "", "two_player": False}
+FILE_DEFAULTS = {"source": "", "two_player": False, **FARKLE_OPTIONS}
 
 
 def to_file(rules: RuleSet, two_player: bool = False) -> dict:
@@ -390,13 +591,14 @@ def to_file(rules: RuleSet, two_player: bool = False) -> dict:
         "goal": rules.goal,
         "last_round": rules.last_round,
         "unit": rules.unit,
+        **{k: getattr(rules, k) for k in FARKLE_OPTIONS},
         "two_player": two_player,
     }
 
 
 def from_file(name: str, values: dict) -> RuleSet:
     """A :class:`RuleSet` from checked rules-file values; ValueError ``"key: what is wrong"``."""
-    v = values
+    v = {**FARKLE_OPTIONS, **values}  # a file written before issue 24's options: their defaults
     fixed = v["extra_dice"] == "fixed"
     if not fixed and any(v["kind_values"]):
         raise ValueError('kind_values: only used with extra_dice = "fixed"; set it to [0, 0, 0]')
@@ -406,7 +608,8 @@ def from_file(name: str, values: dict) -> RuleSet:
                 raise ValueError(f"{key}: needs six dice (dice = {v['dice']}); set it to 0")
     unit = v["unit"]
     for key in ("single", "triple", "kind_values", "straight", "three_pairs", "four_and_pair", "two_triples",
-                "opening_minimum", "goal"):
+                "opening_minimum", "goal", "compensation", "bank_minimum", "no_score_bonus", "farkle_penalty",
+                "lowest_score"):
         items = v[key] if isinstance(v[key], list) else [v[key]]
         bad = [x for x in items if x % unit]
         if bad:
@@ -432,6 +635,7 @@ def from_file(name: str, values: dict) -> RuleSet:
         goal=v["goal"],
         last_round=v["last_round"],
         unit=unit,
+        **{k: v.get(k, d) for k, d in FARKLE_OPTIONS.items()},
     )
     odds = class_odds(rules)
     most = max_turn_points(rules)
@@ -445,7 +649,7 @@ def from_file(name: str, values: dict) -> RuleSet:
             what = f"{n} dice" + (f" with a standing triple of {t}s" if t else "")
             raise ValueError(f"single: no roll of {what} scores; the solvers need every number of dice "
                              "to be able to score (give a single die some points)")
-        if pf == 0.0:
+        if pf == 0.0 and not (rules.no_score_bonus and (n, t) == (rules.dice, 0)):
             what = f"{n} dice" + (f" with a standing triple of {t}s" if t else "")
             raise ValueError(f"single: every roll of {what} scores, so a turn would never have to end; "
                              "the solver needs a chance to farkle in every state")

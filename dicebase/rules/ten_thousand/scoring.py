@@ -145,6 +145,9 @@ def legal_keeps(rules: RuleSet, counts: tuple[int, ...], n: int, t: int) -> list
             n_after = left
             t_after = (kind or t) if rules.triple_stands and left > 0 else 0
         out.append(Keep(tuple(kept), pts, used, n_after, t_after))
+    if not out and rules.no_score_bonus and n == rules.dice and sum(counts) == n:
+        # issue 24: a roll of every die that scores nothing earns the bonus and a free roll of all the dice
+        return [Keep(tuple(counts), rules.no_score_bonus, n, rules.dice, 0)]
     # best points first, then most dice
     out.sort(key=lambda k: (-k.points, -k.dice, k.kept))
     return out
@@ -255,8 +258,31 @@ def max_turn_points(rules: RuleSet) -> int | None:
 
 def bank_bound_points(rules: RuleSet) -> float:
     """A turn total from which banking is optimal in every class: max over classes of
-    E[best points of a roll] / P(farkle) (docs/ten_thousand.md); inf if some class never farkles."""
-    return max((e / pf if pf > 0 else float("inf")) for _, pf, e in class_odds(rules))
+    E[best points of a roll] / P(farkle) (docs/ten_thousand.md); inf if some class never farkles.
+
+    With a no-score bonus (issue 24) the turn-start class never farkles: a roll there is always
+    worth taking, and the bound is over the other classes with C, an upper bound on what rolling
+    on from all the dice adds, added to each class's expected points (docs/farkle.md)."""
+    odds = class_odds(rules)
+    extra = bonus_chain_bound(rules, odds)
+    return max((e + extra) / pf if pf > 0 else (0.0 if _bonus_class(rules, s) else float("inf"))
+               for s, pf, e in odds)
+
+
+def _bonus_class(rules: RuleSet, state: tuple[int, int]) -> bool:
+    return bool(rules.no_score_bonus) and state == (rules.dice, 0)
+
+
+def bonus_chain_bound(rules: RuleSet, odds=None) -> float:
+    """C = Emax(all dice) / (1 - P(a roll of all dice can give all dice back)): at least the expected
+    points of rolling all the dice again as long as a keep gives them back; 0 without a no-score bonus."""
+    if not rules.no_score_bonus:
+        return 0.0
+    n = rules.dice
+    back = sum(ways for counts, ways in roll_multisets(n)
+               if any(k.n_after == n for k in legal_keeps(rules, counts, n, 0))) / 6**n
+    emax = next(e for s, _, e in (odds or class_odds(rules)) if s == (n, 0))
+    return emax / (1.0 - back)
 
 
 #: Largest two-player state array ``G * (2 G + 801) * classes`` (G = goal / unit) a build may

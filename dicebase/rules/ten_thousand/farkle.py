@@ -1,0 +1,117 @@
+"""The Farkle family's rule options (issue 24; guide: docs/farkle.md): how the game ends, compensation
+points for the second seat, a minimum to bank on every turn, a bonus for a roll of every die that scores
+nothing, and a penalty for consecutive farkles.  Every default is the behaviour before these options
+existed, so a rule set without them is built and stored exactly as before.  No numpy here.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from dicebase.rules.ten_thousand import RuleSet
+
+#: How the game ends when a player banks at or above the goal.
+LAST_ROUND = ("others_one_turn_must_exceed", "first_to_goal_wins", "others_one_turn_ties_shared")
+LAST_ROUND_TEXT = {
+    "others_one_turn_must_exceed": "the other player has one more turn and must end it above the leader's score",
+    "first_to_goal_wins": "the first player to bank at or above the goal wins at once (no last round)",
+    "others_one_turn_ties_shared": "the other player has one more turn; the higher score wins, a tie is shared "
+                                   "(half a win each)",
+}
+#: When the consecutive-farkle count goes back to 0 (it always does on a banked turn).
+FARKLE_COUNT_RESET = ("after_penalty", "after_bank")
+FARKLE_COUNT_RESET_TEXT = {
+    "after_penalty": "the count starts again after each penalty and after a banked turn",
+    "after_bank": "only a banked turn resets the count, so every farkle from then on costs the penalty again",
+}
+#: The options and their defaults (the behaviour before issue 24).
+FARKLE_OPTIONS = {
+    "compensation": 0,
+    "bank_minimum": 0,
+    "no_score_bonus": 0,
+    "farkle_penalty": 0,
+    "farkle_penalty_after": 3,
+    "farkle_count_reset": "after_penalty",
+    "lowest_score": 0,
+}
+#: Largest number of farkles in a row a penalty may wait for (the count is a state dimension).
+MAX_PENALTY_AFTER = 5
+#: Lowest ``lowest_score`` a rule set may ask for, points.
+MIN_LOWEST_SCORE = -20_000
+
+
+def check_farkle_options(r: RuleSet) -> None:
+    """ValueError (one line, naming the rules-file key) for option values no solver can take."""
+    if r.last_round not in LAST_ROUND:
+        raise ValueError(f"last_round: unknown rule {r.last_round!r}; allowed: {', '.join(LAST_ROUND)}")
+    if r.farkle_count_reset not in FARKLE_COUNT_RESET:
+        raise ValueError(f"farkle_count_reset: unknown rule {r.farkle_count_reset!r}; allowed: "
+                         f"{', '.join(FARKLE_COUNT_RESET)}")
+    for key in ("compensation", "bank_minimum", "no_score_bonus", "farkle_penalty"):
+        value = getattr(r, key)
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise ValueError(f"{key}: must be a whole number of points >= 0, got {value!r}")
+    if not 1 <= r.farkle_penalty_after <= MAX_PENALTY_AFTER:
+        raise ValueError(f"farkle_penalty_after: must be 1..{MAX_PENALTY_AFTER} farkles in a row, got "
+                         f"{r.farkle_penalty_after!r}")
+    if not MIN_LOWEST_SCORE <= r.lowest_score <= 0:
+        raise ValueError(f"lowest_score: must be {MIN_LOWEST_SCORE}..0 points, got {r.lowest_score!r}")
+    if r.compensation >= r.goal:
+        raise ValueError(f"compensation: {r.compensation} would put the second player at the goal ({r.goal}); "
+                         f"allowed: 0..{r.goal - r.unit}")
+    if r.no_score_bonus and r.triple_stands and r.hot_dice and not r.hot_dice_clears_triple:
+        raise ValueError("no_score_bonus: not supported together with a triple that stands past hot dice "
+                         "(hot_dice_clears_triple = false)")
+    if r.no_score_bonus and not r.hot_dice:
+        raise ValueError("no_score_bonus: its free roll needs hot_dice = true")
+
+
+def needs_penalty_state(r: RuleSet) -> bool:
+    """Whether the consecutive-farkle count is part of the state."""
+    return r.farkle_penalty > 0
+
+
+def options_text(r: RuleSet) -> list[str]:
+    """The rule set's game-end and issue-24 options in words, one sentence each (a preset's page)."""
+    out = [f"Goal {r.goal:,}: {LAST_ROUND_TEXT[r.last_round]}."]
+    if r.opening_minimum:
+        out.append(f"A player still at 0 needs {r.opening_minimum:,} points in one turn to get on the board.")
+    if r.bank_minimum:
+        out.append(f"A turn may be banked only with at least {r.bank_minimum:,} points.")
+    if r.no_score_bonus:
+        out.append(f"A roll of all {r.dice} dice that scores nothing is worth {r.no_score_bonus:,} points and a "
+                   "free roll of all the dice (instead of a farkle).")
+    if r.farkle_penalty:
+        out.append(f"The {_nth(r.farkle_penalty_after)} farkle in a row costs {r.farkle_penalty:,} points; "
+                   f"{FARKLE_COUNT_RESET_TEXT[r.farkle_count_reset]}. Scores never go below "
+                   f"{r.lowest_score:,} (the model's bound).")
+    if r.compensation:
+        out.append(f"The second player starts with {r.compensation:,} points.")
+    return out
+
+
+def _nth(n: int) -> str:
+    return {1: "1st", 2: "2nd", 3: "3rd"}.get(n, f"{n}th")
+
+
+def two_player_refusal(r: RuleSet) -> str | None:
+    """Why the two-player solver cannot solve ``r`` yet (one line), or None."""
+    if r.farkle_penalty:
+        return ("the two-player solve does not model a consecutive-farkle penalty yet (its one-turn tables are "
+                "built: the average points per turn over the farkle counts)")
+    if r.no_score_bonus:
+        return "the two-player solve does not model a no-score bonus yet (its one-turn tables are built)"
+    if r.bank_minimum:
+        return "the two-player solve does not model a bank minimum yet (its one-turn tables are built)"
+    if r.last_round == "others_one_turn_ties_shared":
+        return "the two-player solve does not model last_round = \"others_one_turn_ties_shared\" yet"
+    return None
+
+
+def nplayer_refusal(r: RuleSet) -> str | None:
+    """Why the N-player solver cannot solve ``r`` (one line), or None: it knows none of issue 24's options."""
+    changed = sorted(r.farkle_options) + (["last_round"] if r.last_round != LAST_ROUND[0] else [])
+    if changed:
+        return f"the N-player solve does not support {', '.join(changed)}; solve it for two players"
+    return None
