@@ -129,3 +129,77 @@ def simulate(game, bots, rounds, seed, count, variant, no_progress, db_path, fmt
 
 def _wins(x: float):
     return int(x) if float(x).is_integer() else round(x, 3)
+
+
+@click.command()
+@click.argument("game", type=GAMES)
+@click.option("--bots", "bots", default=None, metavar="BOT,BOT",
+              help="Your opponents, in seat order (Threes: default only-3s,win; Great Rolled Ones: one bot, "
+                   "default optimal).")
+@click.option("--seat", type=int, default=1, show_default=True, help="Your seat (1 plays first).")
+@click.option("--seed", type=int, default=None, help="Seed of the program's dice (default: a new game each time).")
+@click.option("--real-dice", is_flag=True, help="You roll real dice and type what they show (the bots' dice are the "
+                                                 "program's).")
+@click.option("--variant", default=None, metavar="NAME", help=VARIANT_HELP)
+@click.option("--ties", type=click.Choice(["shared", "strict"]), default="shared", show_default=True,
+              help="Threes: who wins a tie for the lowest score (shared: every tied player).")
+@db_option
+@output_option
+def play(game, bots, seat, seed, real_dice, variant, ties, db_path, fmt, as_json):
+    """Play a game against the bots in the terminal.
+
+    The program rolls the dice (or you enter your own with --real-dice).
+    After each of your rolls it asks for your decision; '?' shows the
+    stored advice (every action with its chance to win). At the end it
+    reviews each of your decisions: the best action and what yours cost
+    in chance to win. Reads its answers from standard input line by line,
+    so a script can play: --json prints the review as one JSON document.
+
+    Example:
+
+    \b
+        dicebase play threes --bots only-3s,win --seat 2
+        dicebase play rolled-ones --bots keep-pace-end-race --seed 7
+    """
+    import secrets
+
+    from dicebase.bots import _check_bots
+    from dicebase.bots.play import play_rolled_ones, play_threes
+
+    fmt = resolve_format(fmt, as_json)
+    quiet = fmt == "json"
+    stdin = click.get_text_stream("stdin")
+
+    def ask(prompt: str):
+        if not quiet:
+            click.echo(prompt, nl=False)
+        line = stdin.readline()
+        if not line:
+            return None
+        if not quiet and not stdin.isatty():
+            click.echo(line.rstrip("\n"))
+        return line
+
+    def say(text: str):
+        if not quiet:
+            click.echo(text)
+
+    seed = secrets.randbelow(2**31) if seed is None else seed
+    if seed < 0:
+        raise BadInput(f"--seed must be a whole number >= 0, got {seed}")
+    with open_db(db_path) as db:
+        if game == "threes":
+            names = _bot_list([bots or "only-3s,win"])
+            _check_bots("threes", names + ["random"])
+            review = play_threes(db, names, seat, ask, say, seed=seed, real_dice=real_dice,
+                                 variant=variant or "classic", ties=ties)
+        else:
+            names = _bot_list([bots or "optimal"])
+            _check_bots("rolled-ones", names + ["optimal"] if len(names) == 1 else names + names)
+            review = play_rolled_ones(db, names[0], seat, ask, say, seed=seed, real_dice=real_dice, variant=variant)
+    if quiet:
+        emit({**review.as_dict(), "seed": seed}, fmt)
+        return
+    for line in review.lines():
+        click.echo(line)
+    click.echo(f"(seed {seed}: --seed {seed} plays the same dice again)")

@@ -1,0 +1,253 @@
+"""A game against the bots: the dice rolled by the program (seeded) or entered from real dice,
+the stored advice on request, and at the end the cost of each of your decisions.
+
+The game talks through two functions, ``ask(prompt) -> str`` and ``say(text)``, so the terminal
+(``dicebase play``) and tests drive the same code.  The cost of a decision is the stored value of
+the best action minus the stored value of the one you took: win probability (Threes: your
+chance to win the round under the win objective, every later player playing it; Great Rolled
+Ones: your chance to win the game under optimal play by both).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+import numpy as np
+
+from dicebase.errors import BadInput
+
+ADVICE = ("?", "help", "advice")
+
+
+@dataclass(frozen=True)
+class Decision:
+    number: int
+    state: str
+    chose: str
+    best: str
+    p_chose: float
+    p_best: float
+
+    @property
+    def cost(self) -> float:
+        return max(0.0, self.p_best - self.p_chose)
+
+
+@dataclass(frozen=True)
+class Review:
+    game: str
+    result: str
+    decisions: tuple[Decision, ...]
+
+    @property
+    def total_cost(self) -> float:
+        return sum(d.cost for d in self.decisions)
+
+    def as_dict(self) -> dict:
+        return {"game": self.game, "result": self.result, "total_cost": self.total_cost,
+                "decisions": [{**asdict(d), "cost": d.cost} for d in self.decisions]}
+
+    def lines(self) -> list[str]:
+        out = [f"Review: {len(self.decisions)} decisions, total cost {self.total_cost:.4f} "
+               "(chance to win given away against the best action)"]
+        for n, d in enumerate(self.decisions, 1):
+            mark = "" if d.cost <= 1e-12 else f"  cost {d.cost:.4f}"
+            out.append(f"  {n:>2}. {d.state}: you {d.chose} ({d.p_chose:.4f}); best {d.best} ({d.p_best:.4f}){mark}")
+        return out
+
+
+class Ended(BadInput):
+    """The input ended before the game did."""
+
+
+def _read(ask, prompt: str) -> str:
+    line = ask(prompt)
+    if line is None:
+        raise Ended("the input ended before the game did")
+    return line.strip().lower()
+
+
+# ------------------------------------------------------------------------------- Threes
+def play_threes(db, bots: list[str], seat: int, ask, say, *, seed: int = 0, real_dice: bool = False,
+                variant: str = "classic", ties: str = "shared") -> Review:
+    from dicebase.bots.threes import Threes
+
+    engine = Threes(db, variant)
+    rules, rs = engine.rules, engine.rolls
+    n = len(bots) + 1
+    if not 1 <= seat <= n:
+        raise BadInput(f"seat must be 1..{n} (you and {len(bots)} bots), got {seat}")
+    if n > engine.max_players:
+        raise BadInput(f"this database holds rounds of up to {engine.max_players} players, got {n}")
+    rng = np.random.default_rng(seed)
+    players = list(bots[: seat - 1]) + ["you"] + list(bots[seat - 1:])
+    best = rules.no_target
+    finals: list[int] = []
+    decisions: list[Decision] = []
+    legal = engine.legal()
+    for s, who in enumerate(players):
+        m = n - 1 - s
+        label = who if who == "you" else f"{who} (seat {s + 1})"
+        say(f"-- seat {s + 1}: {label}; best so far: {'none' if best == rules.no_target else best}")
+        d, f, score = rules.dice, 0, 0
+        keep = None if who in ("you", "random") else engine.keep_table(who, m)
+        while d > 0:
+            if who == "you" and real_dice:
+                faces = _ask_faces(ask, say, d, rules.faces)
+            else:
+                faces = list(rng.integers(1, rules.faces + 1, size=d))
+            faces = [int(x) for x in sorted(faces, key=lambda x: (rules.worth[x - 1], x))]
+            text = " ".join(map(str, faces))
+            g = rs.offset[d] + rs.text[rs.offset[d]:rs.offset[d + 1]].index(text)
+            if who == "you":
+                a = _your_keep(db, ask, say, faces, score, d, bool(f), best, m, variant, ties, legal[f, g], decisions,
+                               rules)
+            elif who == "random":
+                choices = np.flatnonzero(legal[f, g])
+                a = int(choices[int(rng.integers(len(choices)))])
+            else:
+                a = int(keep[min(best, keep.shape[0] - 1) if keep.shape[0] > 1 else 0, f, score, g])
+            kept = faces[:a]
+            score += int(rs.cost[g, a])
+            say(f"   rolled {text}: keeps {' '.join(map(str, kept)) or 'none (re-roll)'} -> score {score}")
+            d, f = d - a, int(a == 0)
+        finals.append(score)
+        best = min(best, score)
+    low = min(finals)
+    winners = [f"seat {i + 1} ({p})" for i, (p, x) in enumerate(zip(players, finals)) if x == low]
+    mine = finals[seat - 1]
+    result = (f"scores {', '.join(f'{p} {x}' for p, x in zip(players, finals))}; lowest {low}: "
+              f"{' and '.join(winners)}; you {'win' if mine == low else 'lose'}"
+              f"{' (shared)' if mine == low and len(winners) > 1 else ''}")
+    say(result)
+    return Review("threes", result, tuple(decisions))
+
+
+def _ask_faces(ask, say, d: int, faces: int) -> list[int]:
+    while True:
+        line = _read(ask, f"   your roll of {d} dice (faces 1..{faces}, e.g. {' '.join(['4', '3', '1', '1', '2'][:d])}): ")
+        try:
+            got = [int(x) for x in line.replace(",", " ").split()]
+        except ValueError:
+            got = []
+        if len(got) == d and all(1 <= x <= faces for x in got):
+            return got
+        say(f"   give {d} faces, each 1..{faces}")
+
+
+def _your_keep(db, ask, say, faces, score, d, must_keep_two, best, m, variant, ties, legal_row, decisions, rules):
+    to_beat = None if best == rules.no_target else best
+    advice = None
+    can_win = to_beat is None or score < to_beat or (score == to_beat and ties == "shared")
+    if can_win and (to_beat is not None or m > 0):
+        advice = db.threes.best(faces, variant=variant, score=score, to_beat=to_beat, players_after=m,
+                                must_keep_two=must_keep_two, ties=ties)
+    allowed = [int(a) for a in np.flatnonzero(legal_row)]
+    say(f"   you rolled {' '.join(map(str, faces))} (score so far {score})")
+    while True:
+        line = _read(ask, f"   keep how many of the lowest ({allowed[0]}..{allowed[-1]}; ? for advice): ")
+        if line in ADVICE:
+            if advice is None:
+                say("   no advice: you cannot win this round any more")
+            else:
+                for act in advice.actions:
+                    say(f"     keep {' '.join(map(str, act.keep)) or 'none (re-roll)'}: p_win {act.value:.4f}")
+            continue
+        if line.isdigit() and int(line) in allowed:
+            a = int(line)
+            break
+        say(f"   keep one of {', '.join(map(str, allowed))}")
+    if advice is not None:
+        values = {len(act.keep): act.value for act in advice.actions}
+        top = advice.actions[0]
+        decisions.append(Decision(len(decisions) + 1, f"roll {' '.join(map(str, faces))} at score {score}",
+                                  f"kept {a}", f"kept {len(top.keep)}", values[a], top.value))
+    return a
+
+
+# --------------------------------------------------------------------------- Great Rolled Ones
+def play_rolled_ones(db, bot: str, seat: int, ask, say, *, seed: int = 0, real_dice: bool = False,
+                     variant: str | None = None, max_turns: int = 400) -> Review:
+    from dicebase.bots.rolled_ones import RolledOnes
+
+    engine = RolledOnes(db, variant)
+    r = engine.rules
+    G, D = r.goal, r.dice
+    if seat not in (1, 2):
+        raise BadInput(f"seat must be 1 or 2 (Great Rolled Ones has two players), got {seat}")
+    table = engine.roll_table(bot)
+    rng = np.random.default_rng(seed)
+    score = [0, 0]
+    decisions: list[Decision] = []
+    p, final = 1, False
+    for _ in range(max_turns):
+        me, you = score[p - 1], score[2 - p]
+        human = p == seat
+        say(f"-- player {p} ({'you' if human else bot}): {me} against {you}" + (" (final turn: exceed it)" if final else ""))
+        k, o = 0, 0
+        bust = False
+        while True:
+            if final:
+                roll = me + k <= you
+            elif human and k > 0:
+                roll = _your_roll(db, ask, say, p, me, you, k, o, engine.v.name, decisions, G)
+            elif human:
+                roll = True
+            else:
+                roll = bool(table[p - 1, min(me, G - 1), min(you, G - 1), min(k, engine.KT), o]) or k == 0
+            if not roll:
+                break
+            if human and real_dice:
+                ones = _ask_ones(ask, say, D - o)
+                faces = None
+            else:
+                faces = [int(x) for x in rng.integers(1, r.faces + 1, size=D - o)]
+                ones = faces.count(1)
+            shown = " ".join(map(str, sorted(faces))) if faces else f"{ones} ones"
+            if o + ones >= r.ones_limit:
+                say(f"   rolled {shown}: {o + ones} ones, the turn ends with nothing")
+                bust = True
+                break
+            k, o = k + (D - o - ones), o + ones
+            say(f"   rolled {shown}: turn total {k}, {o} ones set aside")
+        total = me if bust else me + k
+        score[p - 1] = total
+        if not bust:
+            say(f"   holds: {total}")
+        if final:
+            break
+        if total >= G:
+            if p == 2:
+                break
+            final = True
+        p = 3 - p
+    s1, s2 = score
+    winner = 2 if (s2 > s1 and (s2 >= G or final)) else 1
+    result = f"player 1 {s1}, player 2 {s2}: player {winner} wins; you {'win' if winner == seat else 'lose'}"
+    say(result)
+    return Review("rolled-ones", result, tuple(decisions))
+
+
+def _ask_ones(ask, say, dice: int) -> int:
+    while True:
+        line = _read(ask, f"   how many 1s did your {dice} dice show? ")
+        if line.isdigit() and 0 <= int(line) <= dice:
+            return int(line)
+        say(f"   give a whole number 0..{dice}")
+
+
+def _your_roll(db, ask, say, p, me, you, k, o, variant, decisions, G) -> bool:
+    advice = db.rolled_ones.best(p, me, you, k, o, variant=variant)
+    while True:
+        line = _read(ask, f"   turn total {k}, {o} ones: roll or hold (r/h; ? for advice): ")
+        if line in ADVICE:
+            say(f"     roll: p_win {advice.p_roll:.4f}; hold: p_win {advice.p_hold:.4f}; best: {advice.best}")
+            continue
+        if line in ("r", "roll", "h", "hold"):
+            roll = line.startswith("r")
+            break
+        say("   answer r (roll) or h (hold)")
+    chosen = advice.p_roll if roll else advice.p_hold
+    decisions.append(Decision(len(decisions) + 1, f"score {me} vs {you}, turn total {k}, {o} ones",
+                              "roll" if roll else "hold", advice.best, chosen, advice.p_win))
+    return roll
