@@ -12,10 +12,10 @@ from functools import lru_cache
 import numpy as np
 
 from dicebase.builder.equilibrium import MAX_ITERATIONS, tuple_scores, tuple_strides
-from dicebase.rules.ten_thousand import RuleSet, turn_states
+from dicebase.rules.ten_thousand import (  # noqa: F401  (the tie-break is a rule: defined once, there)
+    TIE_TOLERANCE, RuleSet, keep_priority, turn_states,
+)
 
-#: Bank unless rolling beats it by more than this (for the mover); keeps within it go by priority.
-TIE_TOLERANCE = 1e-12
 #: The per-tuple forced-bank total is first chosen from a guess with this safety factor.
 BOUND_SCALE = 0.25
 #: Default clamp of the forced-bank total past the goal: the smallest margin d with
@@ -42,13 +42,6 @@ class Moves:
     max_pts: int
     max_group: int
     group_class: np.ndarray
-
-
-def keep_priority(rules: RuleSet, pts: int, state: int) -> tuple:
-    """The tie-break key of a keep (smaller first): more points, then no standing triple after it,
-    then fewer dice to roll, then the lower triple face."""
-    n_after, t_after = turn_states(rules)[state]
-    return (-pts, t_after != 0, n_after, t_after)
 
 
 @lru_cache(maxsize=None)

@@ -65,6 +65,7 @@ class Queries(Lookahead):
         self._rule_sets: dict[str, object] = {}
         self._odds: dict[tuple[str, int, int], list[OddsRow]] | None = None
         self._lookaheads: dict[tuple, object] = {}  # (rules, dice, triple) -> see _lookahead
+        self._n = None  # the N-player lookups (see n)
         self._stored = Stored(self)  # the stored values, through the block reader
         #: the block reader of this connection (its diagnostics: ``blocks.located()``, ``blocks.misplaced``)
         self.blocks = self._stored.blocks
@@ -393,6 +394,37 @@ class Queries(Lookahead):
             h = None if h is None else max(int(h), int(low)) if low is not None else int(h)
             out.append(Threshold(int(n), int(t), low, b, lr, h))
         return out
+
+    # -- N players (dicebase.query.ten_thousand.nplayer; issue 21) ------------------------------
+    @property
+    def n(self):
+        """The N-player lookups (:class:`dicebase.query.ten_thousand.nplayer.NPlayers`) of this connection."""
+        if self._n is None:
+            from dicebase.query.ten_thousand.nplayer import NPlayers
+
+            self._n = NPlayers(self)
+        return self._n
+
+    def state_n(self, scores, player, turn_total=0, dice=None, triple=0, rules: str | None = None, *,
+                variant: str | None = None):
+        """N players: every action (roll, bank) at a pre-roll state with the mover's and every seat's win
+        probability (``p_wins``): ``scores`` one per seat in seat order (points; one at or above the goal: a
+        final turn), ``player`` the seat to move.  Returns a :class:`~.nplayer.NState`."""
+        return self.n.state(scores, player, turn_total, dice, triple, _rule_name(rules, variant))
+
+    def best_n(self, dice, scores, player, turn_total=0, triple=0, rules: str | None = None, *,
+               variant: str | None = None):
+        """N players: every legal keep of the roll ``dice`` (faces) with the mover's and every seat's win
+        probability, the equilibrium's keep first.  Returns a :class:`~.nplayer.NBest`."""
+        return self.n.best(dice, scores, player, turn_total, triple, _rule_name(rules, variant))
+
+    def seats(self, players=None, rules: str | None = None, *, variant: str | None = None):
+        """N players: each seat's win probability from the start (``ten_thousand_seat_wins``)."""
+        return self.n.seats(players, _rule_name(rules, variant))
+
+    def compensation(self, players, rules: str | None = None, *, variant: str | None = None):
+        """N players: the fair compensation (starting scores bringing every seat closest to 1/N)."""
+        return self.n.compensation(players, _rule_name(rules, variant))
 
     def gaps(self) -> list[Gap]:
         self.db.require_game("ten_thousand")
