@@ -180,3 +180,87 @@ LEFT JOIN ten_thousand_solitaire s
  AND s.triple = kp.triple_after
 WHERE kp.rules = :rules AND kp.dice = :dice AND kp.triple = :triple AND kp.roll = :roll
 """
+
+
+# --------------------------------------------------------------------------- N players (issue 21)
+# docs/n_players.md.  One block per (rules, goal, players), written in (rules, goal, players) order.
+# Scores, totals and deficits are stored in points (multiples of the rule set's unit); positions are
+# computed in units.
+#: One score column and one win column per seat, for up to MAX_PLAYERS seats (0 beyond ``players``).
+NP_SCORES = ("score1", "score2", "score3", "score4")
+NP_WINS = ("p_win1", "p_win2", "p_win3", "p_win4")
+#: The final round's roles: the leader (the seat that set the bar) and the seats still to play, in order.
+NP_ROLES = ("p_leader", "p_later1", "p_later2", "p_later3")
+NP_TURN_STARTS = "ten_thousand_turn_starts"
+NP_FINAL_ROUND = "ten_thousand_final_round"
+NP_PLAYERS = Table("ten_thousand_players", ("rules", "goal"), ("players",))
+NP_BLOCK = ("rules", "goal", "players")
+
+
+def np_starts_table(players: int) -> Table:
+    """``ten_thousand_turn_starts`` for ``players`` seats: block (rules, goal, players), key (seat to move,
+    the scores of seats 1..players); score columns beyond ``players`` hold 0 and are not part of the key."""
+    return Table(NP_TURN_STARTS, NP_BLOCK, ("seat", *NP_SCORES[:players]))
+
+
+#: ``ten_thousand_final_round``: block (rules, goal, players), key (later, gap2, gap3, deficit).
+NP_FINAL = Table(NP_FINAL_ROUND, NP_BLOCK, ("later", "gap2", "gap3", "deficit"))
+
+
+def np_start_rows(G: int, players: int) -> int:
+    """Rows of a block of ``ten_thousand_turn_starts``: ``players * G^players`` (G = goal // unit)."""
+    return players * G**players
+
+
+def np_tuple_index(G: int, units) -> int:
+    """Index of a score tuple (units) in base ``G``, seat 1 the most significant digit (the solver's)."""
+    idx = 0
+    for s in units:
+        idx = idx * G + s
+    return idx
+
+
+def np_start_position(unit: int, G: int, players: int, seat: int, *scores: int) -> int | None:
+    """Position of the turn start (seat to move, scores in points) in its block: seat-major, then the
+    tuple index (None: not a stored key)."""
+    if not 1 <= seat <= players or len(scores) != players:
+        return None
+    if any(s % unit or not 0 <= s < G * unit for s in scores):
+        return None
+    return (seat - 1) * G**players + np_tuple_index(G, [s // unit for s in scores])
+
+
+def np_final_sizes(G: int, players: int, deficits: tuple[int, ...]) -> tuple[tuple[int, ...], int]:
+    """(first row of each ``later`` = r, 0-based index r; rows of the block).  ``deficits[r]``: the deficits
+    ``0 .. deficits[r] - 1`` (units) kept per gap pattern of ``r`` later seats (r = 1 .. players - 1;
+    index 0 unused); ``r`` later seats have ``(2G - 1)^(r - 1)`` gap patterns."""
+    B = 2 * G - 1
+    first, at = [0], 0
+    for r in range(1, players):
+        first.append(at)
+        at += B ** (r - 1) * deficits[r]
+    return tuple(first), at
+
+
+def np_final_position(unit: int, G: int, players: int, deficits: tuple[int, ...], later: int, gap2: int,
+                      gap3: int, deficit: int) -> int | None:
+    """Position of a ``ten_thousand_final_round`` row (points): ``later`` seats still to play, ``deficit``
+    = bar minus the first later seat's score, ``gap2``/``gap3`` = the second/third later seat's deficit
+    minus the first's (0 when there is no such seat).  Rows run gap2, then gap3, then deficit, so the
+    bars of one set of later scores are consecutive rows."""
+    if not 1 <= later < players or any(x % unit for x in (gap2, gap3, deficit)):
+        return None
+    g2, g3, d = gap2 // unit, gap3 // unit, deficit // unit
+    if not 0 <= d < deficits[later] or (later < 2 and g2) or (later < 3 and g3):
+        return None
+    if any(not -(G - 1) <= g <= G - 1 for g in (g2, g3)):
+        return None
+    first, _ = np_final_sizes(G, players, deficits)
+    B = 2 * G - 1
+    pattern = ((g2 + G - 1) * B + (g3 + G - 1) if later == 3 else g2 + G - 1) if later >= 2 else 0
+    return first[later] + pattern * deficits[later] + d
+
+
+def np_block_start(sizes: dict[tuple, int], block: tuple) -> int:
+    """First row of ``block`` (rules, goal, players): the blocks before it in that order."""
+    return sum(size for other, size in sizes.items() if other < block)

@@ -314,3 +314,201 @@ ten_thousand_duel_start = View(
 )
 
 VIEWS = [ten_thousand_thresholds, ten_thousand_gaps, ten_thousand_duel_start]
+
+
+# ---------------------------------------------------------------------------
+# N players (issue 21; docs/n_players.md): one block per (rules, goal, players)
+# ---------------------------------------------------------------------------
+from sqlalchemy import and_ as _and, or_ as _or, union_all as _union_all  # noqa: E402
+
+NP_MAX_PLAYERS = 4  # dicebase.rules.ten_thousand.MAX_PLAYERS (tests/test_ten_thousand_nplayer_db.py)
+NP_SEATS = range(1, NP_MAX_PLAYERS + 1)
+PLAYERS = "number of players N (2..4): seats 1..N play in order, one turn each per round"
+NP_GOAL = "goal of the N-player game, points (the build option ten-thousand.goal)"
+PROB = "probability 0-1"
+NP_NEW = " New, unpublished results (docs/n_players.md)."
+
+
+def _np_score(n: int, what: str = "") -> Column:
+    return _key(f"score{n}", Integer, f"seat {n}'s banked score, points (0 .. goal - 50); 0 when players < {n}{what}")
+
+
+def _np_win(n: int, what: str) -> Column:
+    return _val(f"p_win{n}", Double, f"seat {n}'s win probability{what}, {PROB}; 0 when players < {n}")
+
+
+ten_thousand_players = table(
+    "ten_thousand_players",
+    GAME,
+    "N-player 10,000: one row per (rules, goal, number of players) built, with the solver's caps and tolerances, "
+    "the final-round table's extents and the number of score tuples whose equilibrium needed the cycle "
+    "resolution." + NP_NEW,
+    _key("rules", String, RULES),
+    _key("goal", Integer, NP_GOAL),
+    _key("players", SmallInteger, PLAYERS),
+    _val("unit", SmallInteger, "the rule set's scoring unit, points: every score, total and deficit is a multiple"),
+    _val("tie_tolerance", Double, "the mover rolls only when rolling beats banking by more than this, and takes the "
+         "first keep (priority order, see description) within it of the best, probability (1e-12)"),
+    _val("equilibrium_tolerance", Double, "a mixed equilibrium is accepted when every seat's value is its best "
+         "response's within this, probability"),
+    _val("turn_total_margin", Integer, "clamp of the normal-turn forced bank: a seat banks once its score plus turn "
+         "total passes goal - unit + this margin, points (earlier where banking is proven optimal, see kmax); where "
+         "the clamp binds the tuple counts in unproven_tuples"),
+    _val("final_bank_margin", Integer, "on a final turn a seat above the bar banks once its margin over the later "
+         "seats makes their chance to pass it small enough (see docs/n_players.md), points"),
+    _val("final_scale", Double, "safety factor of the final-turn forced bank (1 = the proven bound; smaller is safer)"),
+    _val("deficits1", Integer, "rows per gap pattern of the final round with 1 seat still to play: deficits 0 .. "
+         "deficits1 - 1 units (the last seat's chance to pass the bar, P_exceed)"),
+    _val("deficits2", Integer, "rows per gap pattern with 2 seats still to play (0 when players < 3)"),
+    _val("deficits3", Integer, "rows per gap pattern with 3 seats still to play (0 when players < 4)"),
+    _val("score_tuples", Integer, "score tuples stored: (goal / unit)^players"),
+    _val("cycle_tuples", Integer, "score tuples (every rotation) where best responses cycled (ten_thousand_cycle_tuples)"),
+    _val("mixed_tuples", Integer, "of them, tuples where no pure equilibrium exists among the cycle's policies: a "
+         "mixed one is stored (ten_thousand_mixing)"),
+    _val("unproven_tuples", Integer, "score tuples where the turn-total clamp bound (0: every forced bank proven)"),
+    _val("description", String, "the N-player rules in words, with the tie-break"),
+)
+
+ten_thousand_turn_starts = table(
+    "ten_thousand_turn_starts",
+    GAME,
+    "N-player 10,000: the win vector (every seat's win probability, every seat playing optimally: a subgame-perfect "
+    "equilibrium) at every turn start: the seat to move (turn total 0, all dice, no triple) and every score tuple "
+    "below the goal. Block (rules, goal, players); rows in key order (seat, score1, .., scoreN). Mid-turn states are "
+    "computed from these at lookup (dicebase ten-thousand state --scores)." + NP_NEW,
+    _key("rules", String, RULES),
+    _key("goal", Integer, NP_GOAL),
+    _key("players", SmallInteger, PLAYERS),
+    _key("seat", SmallInteger, "seat to move, 1..players, at its turn start"),
+    *[_np_score(n) for n in NP_SEATS],
+    *[_np_win(n, " from this turn start") for n in NP_SEATS],
+    _val("kmax", Integer, "the largest turn total at which the mover may still choose to roll in this turn, points: "
+         "beyond it the mover banks (proven optimal); a lookup computes the turn's states from kmax down"),
+    key_index=False,  # written in key order, unique (tests/test_keys.py)
+)
+
+ten_thousand_final_round = table(
+    "ten_thousand_final_round",
+    GAME,
+    "N-player 10,000, the final round (a seat has banked at or above the goal; each seat still to play takes one "
+    "final turn and must end above the bar, the highest score): the win vector over the roles [leader, the later "
+    "seats in play order] when `later` seats are still to play, by their deficits to the bar. It depends only on the "
+    "deficits (every final-round rule compares totals with the bar). Block (rules, goal, players); rows in key order "
+    "(later, gap2, gap3, deficit), so the bars of one set of later scores are consecutive. Rows whose deficits are "
+    "not all positive are no state of the game and hold 0 (kept so that a row's position follows from its key)."
+    + NP_NEW,
+    _key("rules", String, RULES),
+    _key("goal", Integer, NP_GOAL),
+    _key("players", SmallInteger, PLAYERS),
+    _key("later", SmallInteger, "seats still to take a final turn, 1..players - 1"),
+    _key("gap2", Integer, "the second later seat's deficit minus the first's, points (0 when later < 2)"),
+    _key("gap3", Integer, "the third later seat's deficit minus the first's, points (0 when later < 3)"),
+    _key("deficit", Integer, "the bar minus the first later seat's score, points"),
+    *[_val(name, Double, f"{what}'s win probability, {PROB}; 0 beyond `later`")
+      for name, what in (("p_leader", "the leader (the seat that set the bar)"), ("p_later1", "the first later seat"),
+                         ("p_later2", "the second later seat"), ("p_later3", "the third later seat"))],
+    key_index=False,
+)
+
+ten_thousand_cycle_tuples = table(
+    "ten_thousand_cycle_tuples",
+    GAME,
+    "N-player 10,000: score tuples (every rotation) where the seats' best responses cycle (../shared/N-PLAYERS.md): "
+    "the equilibrium stored there was selected by the solver's search (a pure one among the cycle's policies, else "
+    "a mixed one). Lookups in these tuples say so.",
+    _key("rules", String, RULES),
+    _key("goal", Integer, NP_GOAL),
+    _key("players", SmallInteger, PLAYERS),
+    *[_np_score(n) for n in NP_SEATS],
+    _val("kind", String, "'mixed' (no pure equilibrium among the cycle's policies: seats randomise, "
+         "ten_thousand_mixing) or 'pure' (a pure equilibrium found by the search)"),
+    _val("randomising_seats", SmallInteger, "seats that randomise in the stored equilibrium (0 for 'pure')"),
+    _val("cycle_length", SmallInteger, "policy profiles in the detected best-response cycle"),
+    _val("residual", Double, "largest gain a seat could make by deviating from the stored equilibrium, probability"),
+)
+
+ten_thousand_mixing = table(
+    "ten_thousand_mixing",
+    GAME,
+    "Mixed equilibria of the N-player cycle tuples: each randomising seat's decision and its probabilities (the seat "
+    "is indifferent there). A 'roll' decision: roll with `probability`, bank otherwise. A 'keep' decision: in roll "
+    "group `roll_group` of the class, take keep `keep_first` with `probability`, else `keep_second` (keeps numbered "
+    "from 0 in the tie-break order of the group; the lookups name them).",
+    _key("rules", String, RULES),
+    _key("goal", Integer, NP_GOAL),
+    _key("players", SmallInteger, PLAYERS),
+    *[_np_score(n) for n in NP_SEATS],
+    _key("seat", SmallInteger, "the randomising seat, 1..players (its turn at this score tuple)"),
+    _key("turn_total", Integer, "turn total of the decision, points"),
+    _key("dice", SmallInteger, DICE),
+    _key("triple", SmallInteger, TRIPLE),
+    _key("decision", String, "'roll' (roll or bank) or 'keep' (which keep of a roll)"),
+    _key("roll_group", SmallInteger, "'keep': the roll group (rolls with the same keeps), numbered from 0 within the "
+         "class in the rules' order; 0 for 'roll'"),
+    _val("keep_first", SmallInteger, "'keep': the keep taken with `probability`; 0 for 'roll'"),
+    _val("keep_second", SmallInteger, "'keep': the keep taken otherwise; 0 for 'roll'"),
+    _val("probability", Double, "probability of rolling ('roll') or of taking keep_first ('keep'), " + PROB),
+)
+
+_nts = ten_thousand_turn_starts
+_np_all_zero = _and(*(_nts.c[f"score{n}"] == 0 for n in NP_SEATS))
+ten_thousand_seat_wins = View(
+    "ten_thousand_seat_wins",
+    GAME,
+    "N-player 10,000: each seat's win probability from the start of the game (every score 0, seat 1 to move), every "
+    "seat playing optimally." + NP_NEW,
+    _union_all(*(
+        select(_nts.c.rules, _nts.c.goal, _nts.c.players, literal(n).label("seat"), _nts.c[f"p_win{n}"].label("p_win"),
+               (_nts.c[f"p_win{n}"] - literal(1.0) / _nts.c.players).label("advantage"))
+        .where(_nts.c.seat == 1, _np_all_zero, _nts.c.players >= n)
+        for n in NP_SEATS
+    )),
+    {"rules": RULES, "goal": NP_GOAL, "players": PLAYERS, "seat": "seat, 1..players (seat 1 moves first)",
+     "p_win": "the seat's win probability, " + PROB,
+     "advantage": "p_win - 1/players: the seat's advantage over an even share, probability difference"},
+)
+
+
+def _np_deviation():
+    """max over seats n <= players of |p_win_n - 1/players| (portable: no greatest())."""
+    parts = [case((_nts.c.players >= n, func.abs(_nts.c[f"p_win{n}"] - literal(1.0) / _nts.c.players, type_=Double)),
+                  else_=literal(0.0)) for n in NP_SEATS]
+    out = parts[0]
+    for part in parts[1:]:
+        out = case((out >= part, out), else_=part)
+    return out
+
+
+NP_COMPENSATION_COMMENTS = {
+    "rules": RULES, "goal": NP_GOAL, "players": PLAYERS,
+    **{f"score{n}": f"seat {n}'s starting points (compensation), points; 0 when players < {n}" for n in NP_SEATS},
+    **{f"p_win{n}": f"seat {n}'s win probability from these starting scores, {PROB}; 0 when players < {n}"
+       for n in NP_SEATS},
+    "deviation": "the largest |p_win - 1/players| over the seats, probability difference",
+}
+_np_comp = select(
+    _nts.c.rules, _nts.c.goal, _nts.c.players, *(_nts.c[f"score{n}"] for n in NP_SEATS),
+    *(_nts.c[f"p_win{n}"] for n in NP_SEATS), _np_deviation().label("deviation"),
+).where(_nts.c.seat == 1, _or(*(_and(_nts.c.players >= n, _nts.c[f"score{n}"] == 0) for n in NP_SEATS)))
+ten_thousand_compensation = View(
+    "ten_thousand_compensation",
+    GAME,
+    "N-player 10,000: every start with compensation (starting scores below the goal, at least one seat at 0, seat 1 "
+    "to move) and how far it is from fair: the largest |p_win - 1/players| over the seats.",
+    _np_comp,
+    NP_COMPENSATION_COMMENTS,
+)
+_npc = _np_comp.subquery("c")
+_npm = select(_npc.c.rules, _npc.c.goal, _npc.c.players, func.min(_npc.c.deviation).label("least")).group_by(
+    _npc.c.rules, _npc.c.goal, _npc.c.players).subquery("m")
+ten_thousand_fair_compensation = View(
+    "ten_thousand_fair_compensation",
+    GAME,
+    "N-player 10,000: the fair compensation, the starting scores (at least one seat at 0) that bring every seat "
+    "closest to 1/players (least largest |p_win - 1/players|), searched over the stored turn starts.",
+    select(_npc).select_from(_npc.join(_npm, _and(_npm.c.rules == _npc.c.rules, _npm.c.goal == _npc.c.goal,
+                                                  _npm.c.players == _npc.c.players, _npm.c.least == _npc.c.deviation))),
+    NP_COMPENSATION_COMMENTS,
+)
+
+VIEWS += [ten_thousand_seat_wins, ten_thousand_compensation, ten_thousand_fair_compensation]
