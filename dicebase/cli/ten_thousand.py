@@ -28,6 +28,60 @@ def _triple_option(func):
     )(func)
 
 
+def _nplayer_options(func):
+    """``--scores A,B,C[,D]`` and ``--player K``: an N-player state (issue 21) instead of --score/--opponent."""
+    func = click.option(
+        "--player", default=None, type=int, metavar="K",
+        help="N players: the seat to move, 1..N (with --scores).")(func)
+    return click.option(
+        "--scores", default=None, metavar="A,B,C[,D]",
+        help="N players (2-4): every seat's banked points in seat order, e.g. 300,450,0 (instead of --score and "
+        "--opponent; built with -o ten-thousand.players=...). A seat at or above the goal: the final round.")(func)
+
+
+def _n_or_two(scores, player, score, opponent):
+    """True for an N-player lookup; BadInput (one line) for a mix of the two ways to give the scores."""
+    from dicebase.errors import BadInput
+
+    if scores is not None:
+        if score is not None or opponent is not None:
+            raise BadInput("give either --scores (every seat's score) or --score and --opponent (two players), not both")
+        if player is None:
+            raise BadInput("give --player K, the seat to move, with --scores")
+        return True
+    if player is not None:
+        raise BadInput("--player goes with --scores (N players); two players take --score and --opponent")
+    return False
+
+
+def _emit_n(answer, fmt: str) -> None:
+    """An N-player answer: one JSON document, or the state, its actions and a line on a cycle tuple."""
+    doc = answer.as_dict()
+    if fmt == "json":
+        emit(doc, fmt)
+        return
+    cycle = doc.pop("cycle")
+    if isinstance(doc.get("best"), dict):  # best_n: the first action, listed below
+        doc.pop("best")
+    rows = []
+    for a in doc["actions"]:
+        row = {k: v for k, v in a.items() if k not in ("p_win", "p_wins")}
+        row["action_p_win"] = a["p_win"]
+        row.update({f"p_win_seat{n + 1}": x for n, x in enumerate(a["p_wins"])})
+        rows.append(row)
+    doc["actions"] = rows or "farkle: nothing scores, the turn total is lost"
+    if cycle is not None:
+        doc["cycle_kind"] = cycle["kind"]
+    emit(doc, fmt)
+    if fmt == "table" and cycle is not None:
+        mixes = ", ".join(
+            f"seat {m['seat']} rolls at ({m['turn_total']}, {m['dice']} dice, triple {m['triple']}) with probability "
+            f"{m['p_roll']:.4f}" if m["decision"] == "roll" else
+            f"seat {m['seat']} mixes two keeps at ({m['turn_total']}, {m['dice']} dice): the first with probability "
+            f"{m['p_first']:.4f}" for m in cycle["randomising"]) or "no seat randomises"
+        click.echo(f"cycle tuple: {cycle['note']}; {mixes}")
+
+
 @click.group(name="ten-thousand")
 def group():
     """10,000 (Farkle family): odds, the optimal turn and the optimal two-player game.
@@ -42,6 +96,8 @@ def group():
         dicebase ten-thousand best 1 1 5 2 3 4 --turn-total 0
         dicebase ten-thousand best 1 5 5 --turn-total 600 --score 9000 --opponent 9500
         dicebase ten-thousand state --score 9000 --opponent 9500 --turn-total 1500 --dice 3
+        dicebase ten-thousand state --scores 300,300,400 --player 1 --turn-total 1200 --dice 1 --triple 4
+        dicebase ten-thousand seats
     """
 
 
@@ -89,10 +145,11 @@ def odds(dice, triple, rules, db_path, fmt, as_json):
               help="Your banked points, below the goal (two-player game; with --opponent).")
 @click.option("--opponent", type=POINTS, default=None, metavar="J",
               help="Opponent's banked points; at or above the goal this is your last turn.")
+@_nplayer_options
 @_rules_option
 @db_option
 @output_option
-def best(dice, turn_total, triple, score, opponent, rules, db_path, fmt, as_json):
+def best(dice, turn_total, triple, score, opponent, scores, player, rules, db_path, fmt, as_json):
     """Rank every legal keep of a roll, best first, with the roll/bank choice after it.
 
     DICE are the faces just rolled. Without --score/--opponent the value is the
@@ -101,6 +158,13 @@ def best(dice, turn_total, triple, score, opponent, rules, db_path, fmt, as_json
     goal makes this your last turn: every keep is valued by the chance to end above
     the opponent. A farkle reports the value of losing the turn total.
 
+    N players (--scores A,B,C[,D], one per seat, with --player the seat to
+    move): each keep with the mover's win probability and p_wins, every
+    seat's, all seats playing optimally (an equilibrium), computed from the
+    stored turn starts; a seat at or above the goal makes it a final turn.
+    In a score tuple where best responses cycle the answer says so. New,
+    unpublished results (docs/n_players.md).
+
     Example:
 
     \b
@@ -108,8 +172,15 @@ def best(dice, turn_total, triple, score, opponent, rules, db_path, fmt, as_json
         dicebase ten-thousand best 2 5 6 --turn-total 350 --triple 2
         dicebase ten-thousand best 1 5 5 --turn-total 600 --score 9000 --opponent 9500 --json
         dicebase ten-thousand best 5 2 3 4 --turn-total 300 --score 9700 --opponent 10050
+        dicebase ten-thousand best 1 5 2 3 --turn-total 600 --scores 300,450,0 --player 3
     """
     fmt = resolve_format(fmt, as_json)
+    if _n_or_two(scores, player, score, opponent):
+        with open_db(db_path) as db:
+            answer = db.ten_thousand.best_n(list(dice), scores, player, turn_total=turn_total, triple=triple,
+                                            rules=rules)
+        _emit_n(answer, fmt)
+        return
     with open_db(db_path) as db:
         answer = db.ten_thousand.best(list(dice), turn_total=turn_total, triple=triple, score=score,
                                       opponent=opponent, rules=rules)
@@ -134,9 +205,11 @@ def best(dice, turn_total, triple, score, opponent, rules, db_path, fmt, as_json
 
 
 @group.command()
-@click.option("--score", required=True, type=POINTS, metavar="I", help="Banked points of the player to move, below the goal.")
-@click.option("--opponent", required=True, type=POINTS, metavar="J",
+@click.option("--score", default=None, type=POINTS, metavar="I",
+              help="Banked points of the player to move, below the goal (two players; with --opponent).")
+@click.option("--opponent", default=None, type=POINTS, metavar="J",
               help="Opponent's banked points; at or above the goal this is the last turn.")
+@_nplayer_options
 @click.option("--turn-total", required=True, type=POINTS, metavar="K",
               help="Unbanked points of this turn (0 = turn start with six dice).")
 @click.option("--dice", required=True, type=int, metavar="N", help="Dice about to be rolled, 1-6.")
@@ -144,7 +217,7 @@ def best(dice, turn_total, triple, score, opponent, rules, db_path, fmt, as_json
 @_rules_option
 @db_option
 @output_option
-def state(score, opponent, turn_total, dice, triple, rules, db_path, fmt, as_json):
+def state(score, opponent, scores, player, turn_total, dice, triple, rules, db_path, fmt, as_json):
     """Any two-player pre-roll state: win probability, roll or bank, both values.
 
     Answers every state, not only the stored ones: roll states are read from
@@ -153,14 +226,30 @@ def state(score, opponent, turn_total, dice, triple, rules, db_path, fmt, as_jso
     roll, and last-turn states (opponent at or above the goal) the chance to
     end above the opponent. `source` says which.
 
+    N players (--scores A,B,C[,D] with --player K): roll and bank with the
+    mover's win probability and p_wins, every seat's; best is roll, bank or
+    mixed (a cycle tuple where the seat randomises: roll_probability). A
+    seat at or above the goal makes it a final turn. New, unpublished
+    results (docs/n_players.md).
+
     Example:
 
     \b
         dicebase ten-thousand state --score 0 --opponent 0 --turn-total 0 --dice 6
         dicebase ten-thousand state --score 9000 --opponent 9500 --turn-total 1500 --dice 3 --json
         dicebase ten-thousand state --score 9700 --opponent 10050 --turn-total 300 --dice 1
+        dicebase ten-thousand state --scores 300,450,0 --player 3 --turn-total 0 --dice 6 --json
     """
+    from dicebase.errors import BadInput
+
     fmt = resolve_format(fmt, as_json)
+    if _n_or_two(scores, player, score, opponent):
+        with open_db(db_path) as db:
+            answer = db.ten_thousand.state_n(scores, player, turn_total, dice, triple=triple, rules=rules)
+        _emit_n(answer, fmt)
+        return
+    if score is None or opponent is None:
+        raise BadInput("give --score and --opponent (two players) or --scores A,B,C with --player K (N players)")
     with open_db(db_path) as db:
         st = db.ten_thousand.state(score, opponent, turn_total, dice, triple=triple, rules=rules)
     from dataclasses import asdict
@@ -213,3 +302,63 @@ def gaps(db_path, fmt, as_json):
         rows = db.ten_thousand.gaps()
     emit([{"rules": g.rules, "goal": g.goal, "policy": g.policy, "p1_win": g.p1_win, "p2_win": g.p2_win,
            "gap": g.gap, "expected_turn_points": g.expected_turn_points} for g in rows], fmt)
+
+
+def _players_option(required: bool):
+    return click.option("--players", required=required, default=None, type=click.IntRange(2, 4), metavar="N",
+                        help="Number of players, 2..4 (as built: -o ten-thousand.players=[3]).")
+
+
+@group.command()
+@_players_option(False)
+@_rules_option
+@db_option
+@output_option
+def seats(players, rules, db_path, fmt, as_json):
+    """N players: each seat's win probability from the start, every seat playing optimally.
+
+    advantage = p_win - 1/N. Every N built (at its goal), or one with
+    --players. New, unpublished results (docs/n_players.md).
+
+    Example:
+
+    \b
+        dicebase ten-thousand seats --players 3 --json
+    """
+    fmt = resolve_format(fmt, as_json)
+    with open_db(db_path) as db:
+        rows = db.ten_thousand.seats(players, rules=rules)
+    emit([r.as_dict() for r in rows], fmt)
+
+
+@group.command()
+@_players_option(True)
+@_rules_option
+@db_option
+@output_option
+def compensation(players, rules, db_path, fmt, as_json):
+    """N players: the fair compensation, starting points that bring every seat closest to 1/N.
+
+    Searched over the stored turn starts with seat 1 to move and at least one
+    seat at 0: the starting scores with the least largest |p_win - 1/N|,
+    next to the seats' chances without compensation. New, unpublished
+    results (docs/n_players.md).
+
+    Example:
+
+    \b
+        dicebase ten-thousand compensation --players 3
+    """
+    fmt = resolve_format(fmt, as_json)
+    with open_db(db_path) as db:
+        answer = db.ten_thousand.compensation(players, rules=rules)
+    doc = answer.as_dict()
+    if fmt == "json":
+        emit(doc, fmt)
+        return
+    rows = [{"seat": n + 1, "start": doc["scores"][n], "p_win": doc["p_wins"][n],
+             "p_win_uncompensated": doc["uncompensated_p_wins"][n]} for n in range(answer.players)]
+    emit(rows, fmt)
+    if fmt == "table":
+        click.echo(f"largest |p_win - 1/{answer.players}|: {answer.deviation:.6f} with these starting points, "
+                   f"{answer.uncompensated_deviation:.6f} without (goal {answer.goal})")

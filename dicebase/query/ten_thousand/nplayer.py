@@ -661,7 +661,16 @@ class NPlayers:
         keeps = legal_keeps(rs, tuple(faces.count(f) for f in range(1, FACES + 1)), n, t)
         order = sorted(range(len(keeps)), key=lambda i: keep_priority(rs, keeps[i].points // u,
                                                                          mv.states.index((keeps[i].n_after, keeps[i].t_after))))
-        k_next = k + min((kp.points // u for kp in keeps), default=1)
+        if not keeps:  # a farkle: the turn total is lost, the next seat moves (or the final turn scores nothing)
+            if final:
+                farkle_v = self._seats(self._final_bust(b, X, later), m, later, units, X)
+                cycle, source = None, f"computed from {layout.NP_FINAL_ROUND} (final turn)"
+            else:
+                farkle_v = tuple(self.starts_along(b, (m + 1) % N + 1, units, m, units[m])[units[m]])
+                cycle, source = self.cycle(b, units), f"computed from {layout.NP_TURN_STARTS}"
+            return NBest(b.rules, b.goal, N, scores, m + 1, sorted(faces), k * u, t, final,
+                         None if X is None else X * u, True, farkle_v[m], tuple(farkle_v), (), cycle, source)
+        k_next = k + min(kp.points // u for kp in keeps)
         if final:
             t_at = units[m] + k_next
             value, _p, _h, _q, decision = self._final(b, rs, X, units[m], later, t_at)
@@ -679,9 +688,6 @@ class NPlayers:
         for kp in keeps:
             c2 = mv.states.index((kp.n_after, kp.t_after))
             vals.append((at(k + kp.points // u, c2), decision(k + kp.points // u, c2)))
-        if not keeps:
-            return NBest(b.rules, b.goal, N, scores, m + 1, sorted(faces), k * u, t, final,
-                         None if X is None else X * u, True, farkle_v[m], tuple(farkle_v), (), cycle, source)
         best_v = max(v[m] for v, _ in vals)
         taken = next(i for i in order if vals[i][0][m] >= best_v - b.tie_tolerance)
         prob = {taken: 1.0}
