@@ -13,6 +13,7 @@ outcome distributions and the game's recursion, no sampling.  ``simulate`` plays
 from __future__ import annotations
 
 import itertools
+import weakref
 from dataclasses import asdict, dataclass, field
 
 from dicebase.bots.base import seat_names, wilson
@@ -114,14 +115,23 @@ class Simulation:
         return doc
 
 
+#: The bots of each open database, by (game, variant): what they read and computed is kept while it is open.
+_ENGINES: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
 def _engine(db, game: str, variant: str | None):
-    if game == "threes":
-        from dicebase.bots.threes import Threes
+    held = _ENGINES.setdefault(db, {})
+    key = (game, variant)
+    if key not in held:
+        if game == "threes":
+            from dicebase.bots.threes import Threes
 
-        return Threes(db, "classic" if variant is None else variant)
-    from dicebase.bots.rolled_ones import RolledOnes
+            held[key] = Threes(db, "classic" if variant is None else variant)
+        else:
+            from dicebase.bots.rolled_ones import RolledOnes
 
-    return RolledOnes(db, variant)
+            held[key] = RolledOnes(db, variant)
+    return held[key]
 
 
 def tournament(db, game: str, bots, *, rotate: bool = False, variant: str | None = None) -> Tournament:

@@ -108,6 +108,9 @@ class RolledOnes:
     def turn_distribution(self, bot: str, p: int) -> np.ndarray:
         """T[i, j, g]: probability that the mover (seat ``p``, playing ``bot``) ends its turn holding
         ``g`` points (g = 0: three 1s), from its turn start at scores (i, j)."""
+        cache = self.__dict__.setdefault("_turns", {})
+        if (bot, p) in cache:
+            return cache[(bot, p)]
         G, KT, L = self.G, self.KT, self.L
         roll = self.roll_table(bot)[p - 1]
         outcomes, p_end = self.rules.outcomes, self.rules.p_end
@@ -125,6 +128,7 @@ class RolledOnes:
                 T[:, :, 0] += mr * p_end[o]
                 for prob, gain, o2 in outcomes[o]:
                     mass[:, :, min(k + gain, KT), o2] += mr * prob
+        cache[(bot, p)] = T
         return T
 
     def start_values(self, bot1: str, bot2: str) -> tuple[np.ndarray, np.ndarray]:

@@ -168,7 +168,7 @@ def play(game, bots, seat, seed, real_dice, variant, ties, db_path, fmt, as_json
 
     fmt = resolve_format(fmt, as_json)
     quiet = fmt == "json"
-    stdin = click.get_text_stream("stdin")
+    stdin = sys.stdin
 
     def ask(prompt: str):
         if not quiet:
