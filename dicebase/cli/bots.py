@@ -175,6 +175,8 @@ def play(game, bots, seat, seed, real_dice, variant, ties, db_path, fmt, as_json
             click.echo(prompt, nl=False)
         line = stdin.readline()
         if not line:
+            if not quiet:
+                click.echo("")
             return None
         if not quiet and not stdin.isatty():
             click.echo(line.rstrip("\n"))
