@@ -113,7 +113,8 @@ def dump(game: str, name: str, values: dict, title: str) -> str:
     for key in mod.FILE_KEYS:
         lines.append("")
         lines.extend(_comment(f"{key.help} Allowed: {key.allowed()}."))
-        lines.append(f"{key.name} = {_toml_value(values[key.name])}")
+        value = values[key.name] if key.required or key.name in values else mod.FILE_DEFAULTS[key.name]
+        lines.append(f"{key.name} = {_toml_value(value)}")
     return "\n".join(lines) + "\n"
 
 
