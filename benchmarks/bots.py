@@ -1,0 +1,94 @@
+"""Bots (issue 23): simulated Threes turns per second on one core, and exact tournaments' times.
+
+Builds Threes (6 players, no many-dice tables) and Great Rolled Ones into a temporary DuckDB
+file unless ``--db`` names one, then measures, best of ``--repeat``:
+
+- Threes turns per second of each bot (``Threes.play_turns``, the numba kernel, one thread:
+  NUMBA_NUM_THREADS=1 is set before numba loads; the kernel is serial anyway), after one warm-up
+  call that compiles it;
+- seed 003's two tournaments: exact (``bots.tournament``) and simulated with its round counts
+  (1,000 and 10,000 rounds), and 1,000,000 rounds of the second;
+- Great Rolled Ones: optimal against each policy, exact, and 100,000 simulated games.
+
+Target (issue 23): at least 1,000,000 Threes turns per second on one core.
+
+    python benchmarks/bots.py [--db db/dicebase.duckdb] [--turns 2000000] [--repeat 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import tempfile
+import time
+
+os.environ.setdefault("NUMBA_NUM_THREADS", "1")
+
+import numpy as np  # noqa: E402
+
+import dicebase  # noqa: E402
+from dicebase import bots  # noqa: E402
+from dicebase.bots.threes import Threes  # noqa: E402
+
+
+def best_of(repeat: int, func):
+    times, out = [], None
+    for _ in range(repeat):
+        start = time.perf_counter()
+        out = func()
+        times.append(time.perf_counter() - start)
+    return min(times), out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--db", default=None)
+    ap.add_argument("--turns", type=int, default=2_000_000)
+    ap.add_argument("--repeat", type=int, default=3)
+    args = ap.parse_args()
+    print(f"# {platform.node()} {platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
+          f"python {platform.python_version()}, numpy {np.__version__}")
+    url = args.db
+    if url is None:
+        from dicebase.builder import pipeline
+
+        path = os.path.join(tempfile.mkdtemp(), "bots.duckdb")
+        t0 = time.perf_counter()
+        pipeline.build(["threes", "rolled_ones"], f"duckdb:///{path}", quiet=True,
+                       options={"threes": {"max_players": 6, "many_dice": 0, "many_dice_chances": 0},
+                                "rolled_ones": {"players": [2]}})
+        print(f"build threes + rolled-ones: {time.perf_counter() - t0:.1f} s")
+        url = path
+    with dicebase.open(url) as db:
+        t = Threes(db)
+        rng = np.random.default_rng(1)
+        print("\n## Threes turns per second (one core)")
+        print("bot        turns/s      mean score")
+        for bot in ("random", "only-3s", "expected", "win"):
+            t.play_turns(bot, 2, np.full(1000, t.rules.no_target), rng)  # compile, read the tables
+            best = np.full(args.turns, t.rules.no_target)
+            sec, x = best_of(args.repeat, lambda: t.play_turns(bot, 2, best, rng))
+            print(f"{bot:<9} {args.turns / sec:>12,.0f}  {x.mean():.4f}")
+        print("\n## Seed 003's tournaments")
+        for rounds, seating in ((1000, ["random"] * 3 + ["only-3s"] * 3), (10_000, ["only-3s", "win"] * 3),
+                                (1_000_000, ["only-3s", "win"] * 3)):
+            sec_e, exact = best_of(args.repeat, lambda: bots.tournament(db, "threes", seating))
+            sec_s, sim = best_of(args.repeat, lambda: bots.simulate(db, "threes", seating, rounds=rounds, seed=3))
+            print(f"{' '.join(seating)}: exact {sec_e * 1000:.1f} ms; {rounds:,} rounds simulated {sec_s:.3f} s "
+                  f"({rounds * len(seating) / sec_s:,.0f} turns/s), {sim.outside} of 6 outside 95%")
+            for e, s in zip(exact.seats, sim.seats):
+                print(f"  {e.player:<10} exact {e.p_win:.6f} x {rounds:,} = {e.p_win * rounds:10.1f}   simulated "
+                      f"{s.wins:10.0f}  [{s.low:.4f}, {s.high:.4f}]")
+        print("\n## Great Rolled Ones: optimal against each policy")
+        for other in ("optimal", "roll-4-or-5-dice", "fixed-hold-at", "simple-ones-cases", "keep-pace-end-race"):
+            sec_e, exact = best_of(1, lambda: bots.tournament(db, "rolled-ones", ["optimal", other]))
+            sec_s, sim = best_of(1, lambda: bots.simulate(db, "rolled-ones", ["optimal", other], rounds=100_000,
+                                                          seed=1))
+            print(f"optimal vs {other:<19} exact {exact.seats[0].p_win:.6f} ({sec_e:.2f} s, first call reads "
+                  f"and evaluates); 100,000 games {sim.seats[0].rate:.5f} [{sim.seats[0].low:.5f}, "
+                  f"{sim.seats[0].high:.5f}] in {sec_s:.2f} s")
+
+
+if __name__ == "__main__":
+    main()
