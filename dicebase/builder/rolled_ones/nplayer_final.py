@@ -42,8 +42,11 @@ class Finals:
                    + self.q.nbytes)
 
 
-def solve_finals(spec: Spec, workers: int | None = None) -> Finals:
-    """Every seat's final turn, from the last seat back to seat 2 (each reads the next's table)."""
+def solve_finals(spec: Spec, workers: int | None = None, hold_seat: int | None = None) -> Finals:
+    """Every seat's final turn, from the last seat back to seat 2 (each reads the next's table).
+
+    ``hold_seat`` (0-based): that seat does not best-respond on its final turn but holds as soon as it
+    is above the bar (seed 002's human policies; :mod:`.nplayer_policies`)."""
     from numba import get_num_threads
 
     from dicebase.builder.rolled_ones import nplayer_kernels as kern
@@ -75,7 +78,7 @@ def solve_finals(spec: Spec, workers: int | None = None) -> Finals:
         fc[j] = np.zeros((nR, TT, L))
         froll[j] = np.zeros((nR, TT, L), dtype=bool)
         XR = ranges[j] - G + 1
-        kern.final_tables(j, N, G, C, L, spec.tie_tolerance, tmax, XR, Q0, out.p, out.gain, out.o_next, out.n,
+        kern.final_tables(j, N, G, G + 1 if j == hold_seat else C, L, spec.tie_tolerance, tmax, XR, Q0, out.p, out.gain, out.o_next, out.n,
                           out.p_end, flat, offsets, rows, fa[j], fc[j], froll[j], workers)
     for j in range(1, N):
         phi[j] = flat[offsets[j]: offsets[j] + sizes[j - 1]].reshape(ranges[j] - G + 1, rows[j], N - j + 1)
