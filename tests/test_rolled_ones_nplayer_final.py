@@ -1,7 +1,8 @@
-"""N-player Great Rolled Ones, final-round states in the database (issue 21): ``best --scores`` with a
-seat at or above the goal answers the final turns of the seats after it from ``rolled_ones_final_turns``;
-checked against the solver's ``nplayer.final_turn_values`` within 1e-12 (every legal action's win
-vector).  Same goal-20 build as tests/test_rolled_ones_nplayer_db.py (the session cache shares it)."""
+"""N-player Great Rolled Ones in the database, the rest of issue 21: final-round states (``best --scores``
+with a seat at or above the goal, from ``rolled_ones_final_turns``, checked against the solver's
+``nplayer.final_turn_values`` within 1e-12, every legal action's win vector) and seed 002's human policies
+against best responses (``rolled_ones_policy_costs``, ``rolled-ones policies``).  Goal 20, 2 and 3 players,
+both stores."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from dicebase.query.base import BadInput
 from dicebase.rules.rolled_ones import Rules, nplayer_rules
 
 GOAL = 20
-OPTIONS = {"rolled_ones": {"goal": GOAL, "players": [2, 3]}}
+OPTIONS = {"rolled_ones": {"goal": GOAL, "players": [2, 3], "policy_players": [2, 3]}}
 
 
 @pytest.fixture(scope="module")
@@ -135,3 +136,57 @@ def test_bad_final_round_states_are_one_line(paths, run_cli, args, text):
     code, out, err = run_cli(["rolled-ones", "best", "--scores", scores, "--player", player, "--turn-total", "0",
                               "--ones", "0", "--db", str(paths["duckdb"])])
     assert code == 2 and text in err and len(err.strip().splitlines()) == 1, err
+
+
+# --------------------------------------------------------------------------- human policies
+def test_policy_costs_two_players_against_seed_002s_figures(paths):
+    """With two players a best response to the policy does at least as well as the fixed optimal player
+    of seed 002's Fig. 2 (rolled_ones_seat_win_rates): the policy seat wins at most as often, and the
+    optimal figures are the two-player ones."""
+    db = dicebase.open(paths["duckdb"])
+    rows = db.rolled_ones.n.policies(2)
+    fixed = {(g.policy, 1): g.p1_win for g in db.rolled_ones.gaps()} | {(g.policy, 2): g.p2_win
+                                                                        for g in db.rolled_ones.gaps()}
+    adv = db.rolled_ones.advantage()
+    assert len(rows) == 8
+    for row in rows:
+        assert row.p_win <= fixed[(row.policy, row.seat)] + 1e-12
+        assert abs(row.p_win_optimal - (adv.p1_win if row.seat == 1 else adv.p2_win)) <= 1e-12
+        assert row.cost > 0 and abs(row.cost - (row.p_win_optimal - row.p_win)) <= 1e-15
+
+
+def test_policy_costs_three_players_equal_the_solver(paths, solutions):
+    from dicebase.builder.rolled_ones import nplayer_policies as npp
+
+    db = dicebase.open(paths["duckdb"])
+    rows = {(r.policy, r.seat): r for r in db.rolled_ones.n.policies(3)}
+    assert len(rows) == 12
+    optimal = solutions[3].start_at((0, 0, 0))[0]
+    seats = db.rolled_ones.seats(3)
+    for name, seat in (("keep_pace_end_race", 1), ("roll_4_or_5_dice", 3)):
+        sol = npp.solve_fixed(solutions[3].spec.rules, 3, name, seat - 1)
+        assert abs(rows[(name, seat)].p_win - sol.p_win) <= 1e-12
+        assert abs(rows[(name, seat)].p_win_optimal - optimal[seat - 1]) <= 1e-12
+        assert abs(rows[(name, seat)].p_win_optimal - seats[seat - 1].p_win) <= 1e-12
+    # the simplest policy costs the most in every seat
+    for seat in (1, 2, 3):
+        assert rows[("roll_4_or_5_dice", seat)].cost == max(r.cost for (n, s), r in rows.items() if s == seat)
+
+
+def test_policies_command(paths, run_cli):
+    import json
+
+    docs = []
+    for kind in ("duckdb", "sqlite"):
+        code, out, err = run_cli(["rolled-ones", "policies", "--players", "3", "--json", "--db", str(paths[kind])])
+        assert code == 0, err
+        docs.append(json.loads(out))
+    assert docs[0] == docs[1] and len(docs[0]) == 12
+    code, out, err = run_cli(["rolled-ones", "policies", "--db", str(paths["duckdb"])])
+    assert code == 0 and "3 players, simple_ones_cases: mean cost over the seats" in out
+
+
+def test_policies_not_built_names_the_rebuild(built_db, run_cli):
+    path = built_db(("rolled_ones",), "duckdb", {"rolled_ones": {"goal": GOAL, "players": [2, 3]}})
+    code, out, err = run_cli(["rolled-ones", "policies", "--players", "3", "--db", str(path)])
+    assert code != 0 and "policy_players" in err and len(err.strip().splitlines()) == 1, err

@@ -318,3 +318,39 @@ def compensation(players, variant, db_path, fmt, as_json):
     if fmt == "table":
         click.echo(f"largest |p_win - 1/{answer.players}|: {answer.deviation:.6f} with these starting points, "
                    f"{answer.uncompensated_deviation:.6f} without")
+
+
+@group.command()
+@_players_option(False)
+@_variant_option
+@db_option
+@output_option
+def policies(players, variant, db_path, fmt, as_json):
+    """N players: what each of seed 002's human policies costs the seat that uses it.
+
+    One seat plays the policy, every other seat best-responds (maximises its
+    own win probability knowing the policy). p_win: the policy seat's win
+    probability from the start; p_win_optimal: the seat's when every seat
+    plays the equilibrium; cost = p_win_optimal - p_win. For N players the
+    last seat plays the policy's player 2 cases, the others its player 1
+    cases, and "opponent" is the leading other player (docs/n_players.md).
+    With two players the best response does at least as well against the
+    policy as the fixed optimal player of `rolled-ones gaps`. New,
+    unpublished results.
+
+    Example:
+
+    \b
+        dicebase rolled-ones policies --players 2
+        dicebase rolled-ones policies --json
+    """
+    fmt = resolve_format(fmt, as_json)
+    with open_db(db_path) as db:
+        rows = db.rolled_ones.n.policies(players, variant=variant)
+    emit([r.as_dict() for r in rows], fmt)
+    if fmt == "table":
+        sums: dict = {}
+        for r in rows:
+            sums.setdefault((r.players, r.policy), []).append(r.cost)
+        for (n, name), costs in sums.items():
+            click.echo(f"{n} players, {name}: mean cost over the seats {sum(costs) / len(costs):.6f}")

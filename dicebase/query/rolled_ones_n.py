@@ -120,6 +120,25 @@ class SeatWin:
 
 
 @dataclass(frozen=True)
+class PolicyCost:
+    """What one of seed 002's human policies costs the seat that uses it, the other seats best-responding."""
+
+    variant: str
+    players: int
+    policy: str
+    seat: int
+    p_win: float
+    p_win_optimal: float
+    cost: float  # p_win_optimal - p_win
+    cycle_tuples: int
+
+    def as_dict(self) -> dict:
+        return {"variant": self.variant, "players": self.players, "policy": self.policy, "seat": self.seat,
+                "p_win": self.p_win, "p_win_optimal": self.p_win_optimal, "cost": self.cost,
+                "cycle_tuples": self.cycle_tuples}
+
+
+@dataclass(frozen=True)
 class Compensation:
     variant: str
     players: int
@@ -558,3 +577,27 @@ class NPlayers:
                                 f"{self.q.rebuild_command()}")
         return Compensation(b.variant, n, tuple(int(x) for x in fair[:n]), tuple(float(x) for x in fair[n:2 * n]),
                             float(fair[-1]), tuple(float(x) for x in start[n:2 * n]), float(start[-1]))
+
+    def policies(self, players=None, variant: str | None = None) -> list[PolicyCost]:
+        """Seed 002's human policies with N players (rolled_ones_policy_costs): each policy in each seat, the
+        others best-responding, against the equilibrium; every N built, or ``players``."""
+        v = self.q.variant(variant)
+        n = None
+        if players is not None:
+            n = whole_number(players, "players")
+            if n not in PLAYER_COUNTS:
+                raise BadInput(f"players must be {PLAYER_COUNTS[0]}..{PLAYER_COUNTS[-1]}, got {n}")
+            self.block(n, v.name)
+        rows = []
+        if has_relation(self.db, "rolled_ones_policy_costs"):
+            rows = self.db.fetchall(
+                "SELECT players, policy, seat, p_win, p_win_optimal, cost, cycle_tuples FROM rolled_ones_policy_costs "
+                "WHERE variant = ? ORDER BY players, policy, seat", (v.name,))
+        got = [PolicyCost(v.name, int(a), str(pol), int(s), float(w), float(o), float(c), int(cy))
+               for a, pol, s, w, o, c, cy in rows if n is None or int(a) == n]
+        if not got:
+            counts = sorted({c for name, c in self.built if name == v.name} | ({n} if n else set())) or [2, 3]
+            raise NotInDatabase(
+                f"no human-policy costs{f' for {n} players' if n else ''} in {v.name}; rebuild with: "
+                f"{self.q.rebuild_command_with(players=counts, policy_players=[n] if n else [2])}")
+        return got

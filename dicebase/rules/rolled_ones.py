@@ -224,11 +224,16 @@ DEFAULT_OPTIONS = {
     # numbers of players whose N-player tables (rolled_ones_turn_starts ...) are built for every variant;
     # 4 players takes minutes and about 1 GB (docs/n_players.md): -o rolled-ones.players=[2,3,4]
     "players": [2, 3],
+    # numbers of players (each also in "players") whose cost of seed 002's human policies is solved
+    # (rolled_ones_policy_costs: one solve per policy and seat, the others best-responding); 3 players take
+    # 12 solves of 5-15 s at goal 50 (docs/n_players.md): -o rolled-ones.policy_players=[2,3]
+    "policy_players": [2],
 }
 
 #: The tests check seed 002's figures in the database, so they build the real game (its N-player tables
 #: for 2 players only: the 3-player tests build a smaller goal, tests/test_rolled_ones_nplayer_db.py).
-TEST_OPTIONS = {**{k: v for k, v in DEFAULT_OPTIONS.items() if k != "house_rules"}, "players": [2]}
+TEST_OPTIONS = {**{k: v for k, v in DEFAULT_OPTIONS.items() if k != "house_rules"}, "players": [2],
+                "policy_players": []}
 
 #: ``-o rolled-ones.players=...``'s help, for the docs and the size message.
 PLAYERS_HELP = (
@@ -299,20 +304,32 @@ def _check_size(values: dict, what: str) -> None:
         )
 
 
-def player_counts(options: dict) -> tuple[int, ...]:
-    """The ``players`` build option as a sorted tuple of player counts (ValueError, one line, if bad):
-    a list of distinct whole numbers in :data:`PLAYER_COUNTS`, or one such number."""
-    value = options.get("players", DEFAULT_OPTIONS["players"])
+def player_counts(options: dict, key: str = "players") -> tuple[int, ...]:
+    """The ``players`` build option (or ``policy_players``, ``key``) as a sorted tuple of player counts
+    (ValueError, one line, if bad): a list of distinct whole numbers in :data:`PLAYER_COUNTS`, or one such
+    number; ``policy_players`` only counts that ``players`` lists."""
+    value = options.get(key, DEFAULT_OPTIONS[key])
     items = [value] if isinstance(value, int) and not isinstance(value, bool) else value
     allowed = f"{PLAYER_COUNTS[0]}..{PLAYER_COUNTS[-1]}"
     if not isinstance(items, (list, tuple)) or any(isinstance(n, bool) or not isinstance(n, int) for n in items):
-        raise ValueError(f"rolled-ones.players must be a list of whole numbers {allowed}, e.g. [2,3], got {value!r}")
+        raise ValueError(f"rolled-ones.{key} must be a list of whole numbers {allowed}, e.g. [2,3], got {value!r}")
     bad = [n for n in items if n not in PLAYER_COUNTS]
     if bad:
-        raise ValueError(f"rolled-ones.players must be {allowed} each (the tables have {MAX_PLAYERS} seats), got {bad[0]}")
+        raise ValueError(f"rolled-ones.{key} must be {allowed} each (the tables have {MAX_PLAYERS} seats), got {bad[0]}")
     if len(set(items)) != len(items):
-        raise ValueError(f"rolled-ones.players lists a number twice: {value!r}")
+        raise ValueError(f"rolled-ones.{key} lists a number twice: {value!r}")
+    if key == "policy_players":
+        solved = player_counts(options)
+        missing = [n for n in items if n not in solved]
+        if missing:
+            raise ValueError(f"rolled-ones.policy_players lists {missing[0]} players, which rolled-ones.players does "
+                             f"not build ({list(solved)})")
     return tuple(sorted(items))
+
+
+def policy_player_counts(options: dict) -> tuple[int, ...]:
+    """The ``policy_players`` build option: numbers of players whose human-policy costs are solved."""
+    return player_counts(options, "policy_players")
 
 
 def _check_nplayer_size(goal: int, players: tuple[int, ...], what: str) -> None:
@@ -348,6 +365,7 @@ def validate_options(options: dict) -> None:
     if bad:
         raise ValueError(f"rolled-ones.{bad[0]} {bad[1]}")
     players = player_counts(options)
+    policy_player_counts(options)
     house = variants(options)[1:]
     _check_size(values, "")
     _check_nplayer_size(values["goal"], players, "")

@@ -19,7 +19,7 @@ from dicebase.builder.rolled_ones.rules import P_new1s_table, reachable_turns
 from dicebase.builder.rolled_ones.solver import Solution, solve
 from dicebase.layout import rolled_ones as layout
 from dicebase.rules.rolled_ones import (  # noqa: F401  (validate_options, DEFAULT/TEST_OPTIONS: the builder contract)
-    DEFAULT_OPTIONS, GAME, POLICY_NAMES, TEST_OPTIONS, Rules, player_counts, rules_from_options, validate_options,
+    DEFAULT_OPTIONS, GAME, POLICY_NAMES, TEST_OPTIONS, Rules, player_counts, policy_player_counts, rules_from_options, validate_options,
     variant_name, variants,
 )
 
@@ -54,12 +54,13 @@ def _action(roll: np.ndarray) -> np.ndarray:
 def build(ctx, options: dict) -> None:
     """Solve every variant (the options' own and each house rule set), in name order (key order)."""
     players = player_counts(options)
+    policy_players = policy_player_counts(options)
     for name, rules, komi_max in sorted(variants(options), key=lambda v: v[0]):
         build_variant(ctx, name, rules, komi_max)
         if players:  # N players (issue 21): rolled_ones_turn_starts ... (dicebase.builder.rolled_ones.nplayer_build)
             from dicebase.builder.rolled_ones.nplayer_build import build_players
 
-            build_players(ctx, name, rules, players)
+            build_players(ctx, name, rules, players, policy_players)
 
 
 def build_variant(ctx, name: str, rules: Rules, komi_max: int) -> None:

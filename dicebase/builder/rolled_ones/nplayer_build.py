@@ -33,8 +33,9 @@ def _digits(idx: np.ndarray, goal: int, width: int) -> list[np.ndarray]:
     return [(idx // goal ** (width - 1 - d)) % goal for d in range(width)]
 
 
-def build_players(ctx, name: str, rules: Rules, players: tuple[int, ...]) -> None:
-    """Solve and write the N-player blocks of variant ``name`` for each count in ``players``."""
+def build_players(ctx, name: str, rules: Rules, players: tuple[int, ...], policy_players: tuple[int, ...] = ()) -> None:
+    """Solve and write the N-player blocks of variant ``name`` for each count in ``players``, and the
+    human-policy costs (``rolled_ones_policy_costs``, :mod:`.nplayer_policies`) for each in ``policy_players``."""
     for N in players:
         nrules = nplayer_rules(rules, N)
         with ctx.step(f"{name}: {N} players (turn starts, final round, policy cycles)"):
@@ -58,6 +59,35 @@ def build_players(ctx, name: str, rules: Rules, players: tuple[int, ...]) -> Non
             "p_win_seats": [float(x) for x in sol.start_at((0,) * N)[0]],
             "seconds": {"final_round": stats["seconds_final_round"], "levels": stats["seconds_levels"]},
         })
+        if N in policy_players:
+            write_policy_costs(ctx, name, nrules, N, sol.start_at((0,) * N)[0])
+
+
+def write_policy_costs(ctx, name: str, nrules: Rules, N: int, optimal) -> None:
+    """Each seed 002 human policy in each seat, the others best-responding (``rolled_ones_policy_costs``)."""
+    from dicebase.builder.rolled_ones.nplayer_policies import policy_costs
+
+    with ctx.step(f"{name}: {N} players, seed 002's human policies against best responses ({4 * N} solves)"):
+        rows, stats = policy_costs(nrules, N, optimal=optimal)
+    rows.sort(key=lambda row: (row.policy, row.seat))
+    ctx.write("rolled_ones_policy_costs", {
+        "variant": name, "players": N,
+        "policy": np.array([row.policy for row in rows], dtype=object),
+        "seat": np.array([row.seat for row in rows]),
+        "p_win": np.array([row.p_win for row in rows]),
+        "p_win_optimal": np.array([row.p_win_optimal for row in rows]),
+        "cost": np.array([row.cost for row in rows]),
+        "cycle_tuples": np.array([row.cycle_tuples for row in rows]),
+    })
+    first = stats["solves"][0]
+    ctx.note(f"{name}.players{N}.policy_costs", {
+        "opponents": "best responses (each other seat maximises its own win probability, knowing the policy)",
+        "policy_turn_total_bound": first["policy_turn_total_bound"],
+        "tail_error_bound": first["tail_error_bound"],
+        "score_cap": first["score_cap"],
+        "cycle_tuples": sum(s["cycle_tuples"] for s in stats["solves"]),
+        "seconds": round(sum(s["seconds"] for s in stats["solves"]), 3),
+    })
 
 
 def write(ctx, name: str, sol: nplayer.Solution) -> None:
