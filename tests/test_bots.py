@@ -181,6 +181,36 @@ def test_rolled_ones_exact_equals_simulation(ro_db):
         _close(bots.simulate(ro_db, "rolled-ones", seating, rounds=n, seed=2), n)
 
 
+# --------------------------------------------------------------------------- 10,000
+@pytest.fixture(scope="module")
+def tt_db(built_db):
+    with dicebase.open(str(built_db(("ten_thousand",)))) as db:
+        yield db
+
+
+def test_ten_thousand_seed004_turn_equals_the_stored_expected_points(tt_db):
+    """The seed 004 bot's turn distribution, read from the stored rule and keeps, banks on average
+    exactly ten_thousand_policy_turn's expected points (seed 004's heuristic)."""
+    import numpy as np
+
+    from dicebase.bots.ten_thousand import TenThousand
+
+    t = TenThousand(tt_db)
+    dist = t.turn_distribution("seed004")
+    (stored,) = tt_db.fetchone("SELECT expected_points FROM ten_thousand_policy_turn WHERE rules = 'ten-thousand' "
+                               "AND policy = 'seed004'")
+    assert dist.sum() == pytest.approx(1.0, abs=1e-12)
+    assert float((dist * np.arange(len(dist))).sum() * 50) == pytest.approx(stored, abs=1e-9)
+
+
+def test_ten_thousand_exact_equals_simulation(tt_db):
+    rot = bots.tournament(tt_db, "ten-thousand", ["seed004", "seed004"], rotate=True)
+    assert [s.p_win for s in rot.seats] == pytest.approx([0.5, 0.5], abs=1e-15)
+    n = 40_000
+    for seating in (["seed004", "bank-300"], ["bank-1000-500-400-350-300-250", "seed004"]):
+        _close(bots.simulate(tt_db, "ten-thousand", seating, rounds=n, seed=4), n)
+
+
 # --------------------------------------------------------------------------- CLI, HTTP, bad input
 def test_cli_tournament_outputs(built_db, run_cli):
     db = built_db(("threes",))
@@ -221,9 +251,12 @@ def test_http_tournament_is_the_cli_json(built_db, run_cli):
     (["tournament", "rolled-ones", "optimal", "optimal", "optimal"], "two players"),
     (["tournament", "threes", *["win"] * 6], "rounds of up to 5 players"),
     (["play", "threes", "--bots", "win", "--seat", "3"], "seat must be 1..2"),
+    (["tournament", "ten-thousand", "seed004", "bank-30"], "a bank-T threshold must be a multiple of 50"),
+    (["tournament", "ten-thousand", "seed004", "only-3s"], "(it is a threes bot)"),
 ])
 def test_bad_input_is_one_line_exit_2(built_db, run_cli, args, words):
-    db = built_db(("rolled_ones",)) if "rolled-ones" in args else built_db(("threes",))
+    db = (built_db(("rolled_ones",)) if "rolled-ones" in args else built_db(("ten_thousand",))
+          if "ten-thousand" in args else built_db(("threes",)))
     code, out, err = run_cli([*args, "--db", db])
     assert code == 2, (out, err)
     assert len(err.strip().splitlines()) == 1 and words in err, err

@@ -6,7 +6,7 @@
         s = bots.simulate(db, "threes", ["only-3s", "win"] * 3, rounds=10_000, seed=3)
 
 A bot reads its decisions from the database (docs/bots.md lists them).  ``tournament`` is exact:
-each seat's probability of winning (a Threes round; a Great Rolled Ones game) from the bots' turn
+each seat's probability of winning (a Threes round; a Great Rolled Ones or 10,000 game) from the bots' turn
 outcome distributions and the game's recursion, no sampling.  ``simulate`` plays with dice.
 """
 
@@ -20,7 +20,7 @@ from dicebase.bots.base import seat_names, wilson
 from dicebase.errors import BadInput
 
 #: The games with bots, by their CLI name.
-GAMES = ("threes", "rolled-ones")
+GAMES = ("threes", "rolled-ones", "ten-thousand")
 MAX_SEATINGS = 5040  # --rotate: distinct seatings evaluated (7 different bots)
 MAX_ROUNDS = 100_000_000
 
@@ -37,9 +37,22 @@ def bot_names(game: str) -> dict[str, str]:
     game = _game_name(game)
     if game == "threes":
         from dicebase.bots.threes import BOTS
-    else:
+    elif game == "rolled-ones":
         from dicebase.bots.rolled_ones import BOTS
+    else:
+        from dicebase.bots.ten_thousand import BOTS
     return dict(BOTS)
+
+
+def is_bot(game: str, name) -> bool:
+    """Whether ``name`` is a bot of ``game`` (10,000 also takes any bank-T threshold player)."""
+    if not isinstance(name, str):
+        return False
+    if game == "ten-thousand":
+        from dicebase.bots.ten_thousand import is_bot as ten_thousand_bot
+
+        return ten_thousand_bot(name)
+    return name in bot_names(game)
 
 
 def _check_bots(game: str, bots, least: int = 2) -> list[str]:
@@ -49,12 +62,12 @@ def _check_bots(game: str, bots, least: int = 2) -> list[str]:
     if len(bots) < least:
         raise BadInput(f"a {game} tournament needs at least {least} bots, got {len(bots)}")
     for b in bots:
-        if b not in known:
-            others = [g for g in GAMES if g != game and b in bot_names(g)]
+        if not is_bot(game, b):
+            others = [g for g in GAMES if g != game and is_bot(g, b)]
             where = f" (it is a {others[0]} bot)" if others else ""
             raise BadInput(f"unknown {game} bot {b!r}{where}; {game} bots: {', '.join(known)}")
-    if game == "rolled-ones" and len(bots) != 2:
-        raise BadInput(f"a rolled-ones game has two players in this database's tables, got {len(bots)} bots")
+    if game != "threes" and len(bots) != 2:
+        raise BadInput(f"a {game} game has two players in this database's tables, got {len(bots)} bots")
     return list(bots)
 
 
@@ -127,10 +140,14 @@ def _engine(db, game: str, variant: str | None):
             from dicebase.bots.threes import Threes
 
             held[key] = Threes(db, "classic" if variant is None else variant)
-        else:
+        elif game == "rolled-ones":
             from dicebase.bots.rolled_ones import RolledOnes
 
             held[key] = RolledOnes(db, variant)
+        else:
+            from dicebase.bots.ten_thousand import TenThousand
+
+            held[key] = TenThousand(db, variant)
     return held[key]
 
 

@@ -10,7 +10,8 @@ from dicebase.cli.common import emit, output_option, resolve_format
 from dicebase.errors import BadInput
 from dicebase.present import db_option, open_db
 
-GAMES = click.Choice(["threes", "rolled-ones"])
+GAMES = click.Choice(["threes", "rolled-ones", "ten-thousand"])
+PLAY_GAMES = click.Choice(["threes", "rolled-ones"])
 VARIANT_HELP = ("Rule variant (Threes: classic, the default, or reroll; Great Rolled Ones: the file's own "
                 "variant by default).")
 
@@ -36,7 +37,7 @@ def tournament(game, bots, rotate, variant, db_path, fmt, as_json):
     Threes: one round with that seating (seat 1 plays first). p_win counts a
     tie for the lowest score as a win for every tied player (seed 003's
     count), p_split splits it, p_sole needs a unique lowest score. Great
-    Rolled Ones: a game of two players (seat 1 moves first). Computed from
+    Rolled Ones and 10,000: a game of two players (seat 1 moves first). Computed from
     each bot's turn outcome distribution and the game's recursion, not by
     sampling. Bots: see `dicebase simulate --help` or docs/bots.md.
 
@@ -46,6 +47,7 @@ def tournament(game, bots, rotate, variant, db_path, fmt, as_json):
         dicebase tournament threes random random random only-3s only-3s only-3s
         dicebase tournament threes only-3s win --rotate --json
         dicebase tournament rolled-ones optimal simple-ones-cases
+        dicebase tournament ten-thousand seed004 bank-350 --rotate
     """
     from dicebase import bots as api
 
@@ -87,7 +89,8 @@ def simulate(game, bots, rounds, seed, count, variant, no_progress, db_path, fmt
     Bots. threes: random, only-3s (seed 003), expected (lowest expected
     score), win, win-strict (win probability). rolled-ones: optimal,
     roll-4-or-5-dice, fixed-hold-at, simple-ones-cases, keep-pace-end-race
-    (seed 002).
+    (seed 002). ten-thousand: seed004 (seed 004's heuristic), bank-T (bank
+    at T points) and bank-T6-T5-T4-T3-T2-T1 (a threshold per dice to roll).
 
     Example:
 
@@ -132,7 +135,7 @@ def _wins(x: float):
 
 
 @click.command()
-@click.argument("game", type=GAMES)
+@click.argument("game", type=PLAY_GAMES)
 @click.option("--bots", "bots", default=None, metavar="BOT,BOT",
               help="Your opponents, in seat order (Threes: default only-3s,win; Great Rolled Ones: one bot, "
                    "default optimal).")
