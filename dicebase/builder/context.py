@@ -38,6 +38,9 @@ class BuildContext:
         self.variants: dict[str, tuple[dict, dict]] = {}
         self.steps: list[tuple[str, float]] = []
         self.notes: dict[str, Any] = {}
+        #: how the N-player level loops run (``dicebase.builder.levels.Levels``: a Dask cluster, level
+        #: checkpoints, the progress bar); the pipeline sets it, ``None`` is in-process as before
+        self.levels = None
 
     def variant(self, name: str, rules: dict, solver: dict) -> None:
         """Record a variant's full rule parameters and solver settings."""
@@ -84,6 +87,30 @@ class BuildContext:
         import click
 
         return _ProgressIterable(click.progressbar(iterable, length=length, label=f"  {self.game}: {label}", file=sys.stderr))
+
+
+    def progress_bar(self, label: str, length: int):
+        """A click progress bar of ``length`` steps advanced by ``bar.update(n, text)`` (``text``:
+        shown beside it, e.g. levels done and tuples per second); click shows the time left."""
+        import click
+
+        return _ProgressBar(click.progressbar(length=length, label=f"  {self.game}: {label}", file=sys.stderr,
+                                              show_eta=True, show_pos=False, item_show_func=lambda text: text))
+
+
+class _ProgressBar:
+    def __init__(self, bar):
+        self.bar = bar
+
+    def __enter__(self):
+        self.bar.__enter__()
+        return self
+
+    def __exit__(self, *exc):
+        return self.bar.__exit__(*exc)
+
+    def update(self, steps: int, text: str | None = None) -> None:
+        self.bar.update(steps, text)
 
 
 class _ProgressIterable:

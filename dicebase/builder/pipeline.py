@@ -14,6 +14,7 @@ holds, read before the build), ``context`` (what a solver writes through), ``met
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import os
 import shutil
@@ -26,6 +27,7 @@ from typing import Any
 
 from dicebase.builder import registry
 from dicebase.builder.context import BuildContext
+from dicebase.builder.levels import Levels, checkpoint_root, remove_checkpoints
 from dicebase.builder.existing import existing_games, intact, storage_version_of
 from dicebase.builder.metadata import column_spec, write_build_info, write_catalogue
 from dicebase.builder.store import DUCKDB_STORAGE_VERSION, Writer, check_storage_version
@@ -99,6 +101,8 @@ def build(
     threads: int | None = None,
     house_rules: list | tuple = (),
     force_size: bool = False,
+    cluster: str | None = None,
+    resume: bool = False,
 ) -> BuildReport:
     """Build ``games`` (default: all) into ``target`` (default: db/dicebase.duckdb).
 
@@ -117,6 +121,12 @@ def build(
     ``house_rules`` (checked rules files, :func:`dicebase.rules.files.load`) add their
     variants to what the target already holds for their game (or to the game's defaults);
     ``force_size`` builds rule sets whose estimated solve exceeds the limits.
+
+    ``cluster`` runs the N-player level loops on Dask (``local:N`` or a scheduler address,
+    :mod:`dicebase.builder.cluster`; the values are the same).  Every finished level of an
+    N-player solve is checkpointed in ``.<target name>.levels/`` beside the target, removed when
+    the build succeeds; ``resume`` replays the verified checkpoints an interrupted build left
+    instead of removing them (docs/cluster.md).
     """
     if house_rules and not games:
         games = [h.game for h in house_rules]
@@ -152,6 +162,11 @@ def build(
         raise BuildError("--storage-version applies to DuckDB files only, not to SQLite")
 
     threads = _solver_threads(threads)
+    if cluster is not None:
+        from dicebase.builder.cluster import parse_address, require_dask
+
+        parse_address(cluster)
+        require_dask()
 
     # through a symbolic link: write (and lock) the file it points to, and keep the link
     real = real_path(loc.path)
@@ -165,12 +180,12 @@ def build(
     make_parent(loc.path)
     with target_lock(loc.path, wait=wait, quiet=quiet):
         remove_leftovers(loc.path)
-        return _build_locked(loc, names, game_options, force, quiet, storage_version, threads)
+        return _build_locked(loc, names, game_options, force, quiet, storage_version, threads, cluster, resume)
 
 
 def _build_locked(
     loc: Location, names: list[str], game_options: dict, force: bool, quiet: bool,
-    storage_version: str | None, threads: int,
+    storage_version: str | None, threads: int, cluster: str | None = None, resume: bool = False,
 ) -> BuildReport:
     """The build proper, under the target's lock: what the file holds now is what is kept."""
     existing = existing_games(loc, force, None if force else game_options, quiet)
@@ -189,6 +204,10 @@ def _build_locked(
         return BuildReport(loc, [], names, 0.0)
     reuse = {} if force else _reusable_variants(loc, existing, todo, game_options, quiet)
 
+    checkpoints = checkpoint_root(loc.path)
+    if not resume:
+        remove_checkpoints(checkpoints)  # an earlier run's, not asked for: start afresh
+    connection = None
     temp = loc.path.with_name(f"{loc.path.name}.tmp-{os.getpid()}")
     # every other game in the file is kept, even one this version does not know
     keep = [g for g in (existing or {}) if g not in todo]
@@ -212,14 +231,21 @@ def _build_locked(
             else:
                 for t in game_tables(CORE):
                     writer.create_table(t)
+            levels = Levels(checkpoints=checkpoints, resume=resume)
+            if cluster is not None:
+                from dicebase.builder.cluster import DaskRunner, connect
+
+                connection = connect(cluster)
+                levels.runner = DaskRunner(connection.client, name=connection.address)
             for game in todo:
                 kept = _forget_variants(writer, game, reuse[game]) if game in reuse else None
-                _build_game(writer, game, game_options[game], quiet, kept)
+                _build_game(writer, game, game_options[game], quiet, kept, levels)
             write_catalogue(writer, [g for g in registry.GAMES if g in set(keep) | set(todo)])
             write_build_info(writer, loc, time.perf_counter() - started, storage_version, threads)
             writer.close()
             writer = None
             os.replace(temp, loc.path)
+            remove_checkpoints(checkpoints)
         except (OSError, sqlite3.Error) as exc:
             raise write_error(exc, loc.path) from None
         except Exception as exc:
@@ -227,6 +253,8 @@ def _build_locked(
                 raise
             raise write_error(exc, loc.path) from None
     finally:
+        if connection is not None:
+            connection.close()
         if writer is not None:
             writer.abort()
         for leftover in (temp, temp.with_name(temp.name + ".wal")):
@@ -330,7 +358,7 @@ def _forget_variants(writer: Writer, game: str, kept: list[str]) -> KeptVariants
 
 
 def _build_game(writer: Writer, game: str, options: dict[str, Any], quiet: bool,
-                kept: KeptVariants | None = None) -> None:
+                kept: KeptVariants | None = None, levels: Levels | None = None) -> None:
     """Solve ``game`` and write its tables, views and metadata; with ``kept``, its tables already
     hold the rows of the kept variants and only the other variants are solved."""
     module = registry.load(game)
@@ -338,6 +366,9 @@ def _build_game(writer: Writer, game: str, options: dict[str, Any], quiet: bool,
         for t in game_tables(game):
             writer.create_table(t)
     ctx = BuildContext(game, writer, quiet)
+    if levels is not None:
+        ctx.levels = dataclasses.replace(levels, progress=None if quiet else ctx.progress_bar,
+                                         say=None if quiet else _say)
     if not quiet:
         print(f"building {game} ...", file=sys.stderr, flush=True)
     started = time.perf_counter()
@@ -385,6 +416,10 @@ def _build_game(writer: Writer, game: str, options: dict[str, Any], quiet: bool,
     )
     if not quiet:
         print(f"built {game} in {seconds:.2f} s", file=sys.stderr, flush=True)
+
+
+def _say(line: str) -> None:
+    print(f"  {line}", file=sys.stderr, flush=True)
 
 
 __all__ = ["BuildContext", "BuildError", "BuildLocked", "BuildReport", "build", "parse_options", "remove_leftovers", "target_lock"]

@@ -41,7 +41,15 @@ def _parse_option(text: str) -> tuple[str, str, object]:
               help="Also build the house rules in this file as a variant named in it, beside what the "
                    "database holds (print a file to edit with: dicebase rules GAME). Repeatable.")
 @click.option("--force-size", is_flag=True, help="Build rule sets whose estimated solve exceeds the size limits.")
-def build(games, db_path, force, no_wait, quiet, option_texts, storage_version, threads, rules_files, force_size):
+@click.option("--cluster", metavar="ADDRESS|local:N", default=None,
+              help="Solve the N-player levels on Dask: an existing scheduler (tcp://HOST:8786 or a scheduler "
+                   "file) or local:N (N worker processes here). Needs pip install 'dicebase[cluster]'; "
+                   "the answers are the same (docs/cluster.md).")
+@click.option("--resume", is_flag=True,
+              help="Continue an interrupted build from its last finished N-player level (the checkpoints in "
+                   ".NAME.levels/ beside the target; removed when the build succeeds).")
+def build(games, db_path, force, no_wait, quiet, option_texts, storage_version, threads, rules_files, force_size,
+          cluster, resume):
     """Solve the named games (default: all) and write their tables.
 
     The build writes a temporary file beside the target and renames it into
@@ -50,6 +58,10 @@ def build(games, db_path, force, no_wait, quiet, option_texts, storage_version, 
     games already in the file and not named are always kept. A build locks
     the target (TARGET.lock) for its whole run: a second build of the same
     file waits for it (or fails at once with --no-wait).
+
+    N-player solves run level by level; --cluster sends each level's chunks
+    to Dask workers, and every finished level is checkpointed so that a
+    killed build run again with --resume goes on from there.
 
     Example:
 
@@ -60,6 +72,8 @@ def build(games, db_path, force, no_wait, quiet, option_texts, storage_version, 
         dicebase build --storage-version v1.2.0
         dicebase build ten-thousand --threads 4
         dicebase build ten-thousand --rules our-table.toml
+        dicebase build rolled-ones -o rolled-ones.players=[2,3] --cluster local:2
+        dicebase build rolled-ones -o rolled-ones.players=[2,3] --cluster tcp://10.0.0.5:8786 --resume
     """
     from dicebase.builder.pipeline import build as run_build
     from dicebase.errors import BadInput
@@ -76,6 +90,7 @@ def build(games, db_path, force, no_wait, quiet, option_texts, storage_version, 
         report = run_build(
             list(games) or None, loc, force=force, quiet=quiet, options=options, storage_version=storage_version,
             threads=threads, wait=not no_wait, house_rules=house, force_size=force_size,
+            cluster=cluster, resume=resume,
         )
     except ValueError as exc:
         raise BadInput(str(exc)) from None

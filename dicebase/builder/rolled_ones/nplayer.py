@@ -151,6 +151,12 @@ def solve_tuples(inputs: LevelInputs, tuples: np.ndarray, workers: int | None = 
     return ChunkResult(tuples, values, status, evals, mixed)
 
 
+def store_level(inputs: LevelInputs, tuples: np.ndarray, values: np.ndarray) -> None:
+    """Write one level's solved values into ``inputs.start`` (the level loop's driver, and a Dask
+    worker into its own copy)."""
+    inputs.start[tuples] = values
+
+
 def level_tuples(spec: Spec) -> list[np.ndarray]:
     """Tuple indices of every score-sum level, from the highest sum ``N (G - 1)`` down to 0."""
     return score_sum_levels(spec.rules.goal, spec.players)
@@ -196,11 +202,15 @@ class Solution:
 
 def solve(rules: Rules, players: int, *, score_cap: int | None = None, tie_tolerance: float = TIE_TOLERANCE,
           chunk: int | None = None, workers: int | None = None, selection: str = "mixed",
-          progress=None) -> Solution:
+          progress=None, runner=None) -> Solution:
     """Solve Great Rolled Ones for ``players`` seats under ``rules`` (every score tuple below the goal,
     every seat to move).  ``chunk``: tuples per :func:`solve_tuples` call (default: a whole level);
     ``workers``: threads' share of each chunk (default numba's thread count); ``selection``: see
-    :class:`LevelInputs` (keep "mixed")."""
+    :class:`LevelInputs` (keep "mixed"); ``runner``: a :class:`dicebase.builder.levels.Levels` (a Dask
+    cluster, level checkpoints, a progress bar; default: this process, as ``chunk`` and ``workers`` say).
+    The values are bit-identical whatever runs the levels."""
+    from dicebase.builder import levels as level_loop
+
     if selection not in ("mixed", "cycle-start"):
         raise ValueError(f"selection must be 'mixed' or 'cycle-start', got {selection!r}")
     spec = Spec(rules, players, score_cap, tie_tolerance)
@@ -211,16 +221,16 @@ def solve(rules: Rules, players: int, *, score_cap: int | None = None, tie_toler
     inputs = LevelInputs(spec, finals, start, reach_mask(rules), outcomes(rules), selection)
     mixed = []
     evaluations = 0
-    levels = level_tuples(spec)
-    for li, level in enumerate(levels):
-        pieces = [level] if not chunk else [level[i: i + chunk] for i in range(0, len(level), chunk)]
-        for piece in pieces:
-            res = solve_tuples(inputs, piece, workers)
-            start[res.tuples] = res.values
-            mixed.extend(res.mixed)
-            evaluations += int(res.evaluations.sum())
-        if progress:
-            progress(li + 1, len(levels))
+
+    def absorb(res: ChunkResult) -> None:
+        nonlocal evaluations
+        mixed.extend(res.mixed)
+        evaluations += int(res.evaluations.sum())
+
+    problem = level_loop.Problem(f"rolled-ones {players} players, goal {rules.goal}", inputs, level_tuples(spec),
+                                 solve_tuples, store_level, {"game": "rolled_ones", "spec": repr(spec),
+                                                             "selection": selection})
+    loop = level_loop.run(problem, absorb, levels=runner, chunk=chunk, threads=workers, progress=progress)
     t2 = time.perf_counter()
     mixed.sort(key=lambda rec: rec["index"])
     stats = {
@@ -242,6 +252,7 @@ def solve(rules: Rules, players: int, *, score_cap: int | None = None, tie_toler
         "seconds_levels": round(t2 - t1, 3),
         "bytes_start": int(start.nbytes),
         "bytes_finals": finals.nbytes,
+        "levels": {k: loop[k] for k in ("runner", "levels_solved", "levels_resumed")},
     }
     return Solution(spec, start, finals, mixed, stats)
 

@@ -39,7 +39,7 @@ def build_players(ctx, name: str, rules: Rules, players: tuple[int, ...], policy
     for N in players:
         nrules = nplayer_rules(rules, N)
         with ctx.step(f"{name}: {N} players (turn starts, final round, policy cycles)"):
-            sol = nplayer.solve(nrules, N)
+            sol = nplayer.solve(nrules, N, runner=ctx.levels)
         with ctx.step(f"{name}: {N} players, write tables"):
             write(ctx, name, sol)
         stats = sol.stats

@@ -190,16 +190,25 @@ def level_tuples(spec: Spec, representatives: bool = True) -> list[np.ndarray]:
     return score_sum_levels(spec.G, spec.players, idx)
 
 
-def expand(spec: Spec, start: np.ndarray, kmax: np.ndarray, tuples: np.ndarray, values: np.ndarray,
-           kvals: np.ndarray) -> None:
-    """Write the solved ``tuples`` and every rotation of them into ``start`` and ``kmax``."""
+def expand(spec: Spec, start: np.ndarray | None, kmax: np.ndarray | None, tuples: np.ndarray,
+           values: np.ndarray | None, kvals: np.ndarray | None) -> None:
+    """Write the solved ``tuples`` and every rotation of them into ``start`` and ``kmax`` (either may be
+    ``None``: not written)."""
     N = spec.players
     rot = rotations(spec, tuples)
     ar = np.arange(N)
     for r in range(N - 1, -1, -1):
         perm = (ar + r) % N
-        start[rot[:, r]] = values[:, perm][:, :, perm]
-        kmax[rot[:, r]] = kvals[:, perm]
+        if start is not None:
+            start[rot[:, r]] = values[:, perm][:, :, perm]
+        if kmax is not None:
+            kmax[rot[:, r]] = kvals[:, perm]
+
+
+def store_level(inputs: LevelInputs, tuples: np.ndarray, values: np.ndarray) -> None:
+    """Write one level's solved values (and their rotations) into ``inputs.start`` (the level loop's
+    driver, and a Dask worker into its own copy)."""
+    expand(inputs.spec, inputs.start, None, tuples, values, None)
 
 
 @dataclass
@@ -244,11 +253,15 @@ class Solution:
 def solve(rules: RuleSet, players: int, goal: int | None = None, *, tie_tolerance: float = TIE_TOLERANCE,
           margin: int | None = None, bound_scale: float = BOUND_SCALE, final_scale: float = 1.0,
           chunk: int | None = None, workers: int | None = None, selection: str = "mixed",
-          progress=None) -> Solution:
+          progress=None, runner=None) -> Solution:
     """Solve 10,000 under ``rules`` for ``players`` seats to ``goal`` points (default the rules' goal):
     every score tuple below the goal, every seat to move.  ``chunk``: tuples per :func:`solve_tuples`
     call (default a whole level); ``workers``: threads per chunk (default numba's thread count);
-    ``selection``: "mixed" (store an equilibrium in cycle tuples) or "cycle-start" (comparisons)."""
+    ``selection``: "mixed" (store an equilibrium in cycle tuples) or "cycle-start" (comparisons);
+    ``runner``: a :class:`dicebase.builder.levels.Levels` (a Dask cluster, level checkpoints, a progress
+    bar; default: this process, as ``chunk`` and ``workers`` say).  Bit-identical whatever runs the levels."""
+    from dicebase.builder import levels as level_loop
+
     if selection not in ("mixed", "cycle-start"):
         raise ValueError(f"selection must be 'mixed' or 'cycle-start', got {selection!r}")
     spec = Spec(rules, players, rules.goal if goal is None else goal, tie_tolerance, MAX_ITERATIONS,
@@ -261,17 +274,18 @@ def solve(rules: RuleSet, players: int, goal: int | None = None, *, tie_toleranc
     kmax = np.zeros((spec.tuples, players), dtype=np.int32)
     inputs = LevelInputs(spec, finals, start, selection)
     mixed, evaluations, unproven = [], 0, 0
+
+    def absorb(res: ChunkResult) -> None:
+        nonlocal evaluations, unproven
+        expand(spec, None, kmax, res.tuples, None, res.kmax)
+        mixed.extend(res.mixed)
+        evaluations += int(res.evaluations.sum())
+        unproven += int((~res.proven).sum())
+
     levels = level_tuples(spec)
-    for li, level in enumerate(levels):
-        pieces = [level] if not chunk else [level[i: i + chunk] for i in range(0, len(level), chunk)]
-        for piece in pieces:
-            res = solve_tuples(inputs, piece, workers)
-            expand(spec, start, kmax, res.tuples, res.values, res.kmax)
-            mixed.extend(res.mixed)
-            evaluations += int(res.evaluations.sum())
-            unproven += int((~res.proven).sum())
-        if progress:
-            progress(li + 1, len(levels))
+    problem = level_loop.Problem(f"ten-thousand {players} players, goal {spec.goal}", inputs, levels, solve_tuples,
+                                 store_level, {"game": "ten_thousand", "spec": repr(spec), "selection": selection})
+    loop = level_loop.run(problem, absorb, levels=runner, chunk=chunk, threads=workers, progress=progress)
     t2 = time.perf_counter()
     mixed.sort(key=lambda rec: rec["index"])
     z = spec.sizes()
@@ -296,6 +310,7 @@ def solve(rules: RuleSet, players: int, goal: int | None = None, *, tie_toleranc
         "seconds_final_round": round(t1 - t0, 3), "seconds_levels": round(t2 - t1, 3),
         "seconds": round(t2 - t0, 3), "cpu_seconds": round(time.process_time() - c0, 3),
         "bytes_start": int(start.nbytes + kmax.nbytes), "bytes_finals": finals.nbytes,
+        "levels": {k: loop[k] for k in ("runner", "levels_solved", "levels_resumed")},
     }
     return Solution(spec, start, kmax, finals, mixed, stats)
 

@@ -1,0 +1,316 @@
+"""The N-player level loop on a Dask cluster (issue 22): ``dicebase build --cluster ADDRESS|local:N``.
+
+:class:`DaskRunner` is a runner of :func:`dicebase.builder.levels.run`: each level is cut into
+chunks (:func:`chunk_count`), each chunk a Dask task running the game's ``solve_tuples`` on a
+worker; the driver gathers the chunks in order and alone writes the level (so the table is the
+same whatever ran where, and however often a task was retried).
+
+What a chunk reads, and how it gets there (shipped once per worker, not once per task):
+
+* the fixed inputs (the rules, the final round, the rule tables: everything but the turn-start
+  table) are scattered to every worker once per solve;
+* after each level the driver scatters that level's values (``tuples``, ``values``: the level's
+  *delta*) to every worker; the tasks of the next level take it as their Dask dependency, and a
+  worker writes it into its own copy of the table once (a worker keeps one copy per solve);
+* a worker that missed levels (it started late, was restarted after a crash, or ran no task of a
+  level) fetches the deltas it lacks from the cluster by their keys before it solves.
+
+Faults: a worker that dies costs only its tasks (Dask runs them again on another worker; a
+restarted worker rebuilds its table from the deltas); a delta lost with every worker that held
+it is scattered again from the driver's table; a chunk that fails :data:`ATTEMPTS` times with
+the cluster's own errors stops the build with one line.  An error raised by the solver itself
+is not retried: it is a bug, and it propagates.
+
+Dask is imported only here, and only when a cluster is asked for: the default install and the
+lookups never load it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import os
+import time
+import uuid
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from dicebase.builder.levels import Problem, merge, split
+from dicebase.errors import BadInput, DicebaseError
+
+#: Tasks per worker and level: enough for the scheduler to balance uneven chunks (a tuple with a
+#: policy cycle costs many times the others), few enough that the per-task cost stays small.
+TASKS_PER_WORKER = 4
+#: The fewest tuples a task gets (a task costs the scheduler about a millisecond; a 3-player
+#: 10,000 tuple about 15 ms of solving): chunks below it are not worth a task of their own.
+MIN_CHUNK = 8
+#: How many times the driver submits one chunk again after the cluster lost it.
+ATTEMPTS = 4
+#: Seconds to wait for a scheduler to answer.
+CONNECT_TIMEOUT = 10
+
+INSTALL_HINT = "pip install 'dicebase[cluster]'"
+
+
+class ClusterError(DicebaseError):
+    """The cluster failed the build (its workers kept dying, or it went away)."""
+
+    exit_code = 1
+
+
+def require_dask():
+    """Import ``distributed`` or raise BadInput (one line, exit 2) naming the extra to install."""
+    try:
+        import distributed
+    except ImportError:
+        raise BadInput(f"--cluster needs Dask's distributed scheduler, which is not installed: {INSTALL_HINT}") from None
+    return distributed
+
+
+def parse_address(text: str) -> tuple[str, Any]:
+    """``('local', N)`` for ``local:N`` (N worker processes on this machine), else ``('address', text)``
+    (an existing scheduler: ``tcp://HOST:PORT``, ``HOST:PORT``, a scheduler file ``*.json``)."""
+    if not isinstance(text, str) or not text.strip():
+        raise BadInput("--cluster takes a scheduler address (tcp://HOST:8786) or local:N, got nothing")
+    text = text.strip()
+    if text.startswith("local:") or text == "local":
+        count = text.partition(":")[2]
+        if not count.isdigit() or not 1 <= int(count) <= 1024:
+            raise BadInput(f"--cluster local:N needs N worker processes, a whole number 1..1024, got {text!r}")
+        return "local", int(count)
+    if any(c.isspace() for c in text):
+        raise BadInput(f"--cluster {text!r} is not a scheduler address (tcp://HOST:8786) nor local:N")
+    return "address", text
+
+
+@dataclass
+class Connection:
+    """A Dask client and what to close with it (the local cluster it started, if any)."""
+
+    client: Any
+    cluster: Any = None
+    address: str = ""
+
+    def close(self) -> None:
+        for thing in (self.client, self.cluster):
+            if thing is not None:
+                try:
+                    thing.close()
+                except Exception:  # noqa: BLE001 - closing a cluster that already went away
+                    pass
+
+
+def connect(text: str) -> Connection:
+    """Start ``local:N`` (a LocalCluster of N worker processes, one thread each) or connect to the
+    scheduler at ``text``; BadInput (one line) when Dask is missing or the scheduler cannot be reached."""
+    kind, value = parse_address(text)
+    distributed = require_dask()
+    import logging
+
+    if kind == "local":
+        cluster = distributed.LocalCluster(
+            n_workers=value, threads_per_worker=1, processes=True, dashboard_address=None,
+            silence_logs=logging.CRITICAL, env={"NUMBA_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"},
+        )
+        return Connection(distributed.Client(cluster, set_as_default=False), cluster, f"local:{value}")
+    if value.endswith(".json"):
+        if not os.path.isfile(value):
+            raise BadInput(f"--cluster {value}: no such scheduler file")
+        kwargs = {"scheduler_file": value}
+    else:
+        kwargs = {"address": value}
+    try:
+        client = distributed.Client(timeout=CONNECT_TIMEOUT, set_as_default=False, **kwargs)
+    except (OSError, TimeoutError, ValueError, TypeError) as exc:
+        reason = " ".join(str(exc).split())[:160] or type(exc).__name__
+        raise BadInput(f"--cluster {value}: cannot reach a Dask scheduler there ({reason})") from None
+    return Connection(client, None, value)
+
+
+# --------------------------------------------------------------------------- the worker's side
+@dataclass
+class _Fixed:
+    """What every task of a solve reads besides the table: the game's inputs without the table,
+    the table's shape, and the game's functions (module-level: pickled by name)."""
+
+    inputs: Any
+    shape: tuple
+    solve_tuples: Any
+    store: Any
+
+
+class _Table:
+    """A worker's copy of one solve's table and how many levels it holds."""
+
+    def __init__(self, fixed: _Fixed):
+        self.inputs = dataclasses.replace(fixed.inputs, start=np.zeros(fixed.shape))
+        self.upto = 0
+
+
+#: token -> _Table; a worker keeps the tables of the latest two solves (a build runs one at a time)
+_TABLES: dict[str, _Table] = {}
+
+
+def _delta_name(token: str, index: int) -> str:
+    """The name the driver publishes level ``index``'s delta under (Dask's published datasets)."""
+    return f"{token}-level-{index}"
+
+
+def _solve_chunk(fixed: _Fixed, token: str, index: int, latest, tuples: np.ndarray, threads: int):
+    """A task: bring this worker's table up to level ``index`` (``latest`` is level ``index - 1``'s
+    delta; older ones it lacks are fetched by key), then solve ``tuples``."""
+    table = _TABLES.get(token)
+    if table is None:
+        for old in list(_TABLES)[:-1]:
+            del _TABLES[old]
+        table = _TABLES[token] = _Table(fixed)
+    if table.upto > index:
+        raise RuntimeError(f"worker table of {token} holds level {table.upto - 1}, past level {index}")
+    if table.upto < index:
+        missing = list(range(table.upto, index - 1))
+        if missing:
+            from distributed import worker_client
+
+            with worker_client() as client:
+                deltas = client.gather([client.get_dataset(_delta_name(token, j)) for j in missing])
+        else:
+            deltas = []
+        for delta in [*deltas, latest]:
+            j, level_tuples, values = delta
+            if j != table.upto:
+                raise RuntimeError(f"delta of level {j} where level {table.upto} was due")
+            fixed.store(table.inputs, level_tuples, values)
+            table.upto = j + 1
+    return fixed.solve_tuples(table.inputs, tuples, threads)
+
+
+def _forget(token: str) -> None:
+    _TABLES.pop(token, None)
+
+
+# --------------------------------------------------------------------------- the driver's side
+def chunk_count(tuples: int, workers: int) -> int:
+    """Chunks of a level of ``tuples`` tuples on ``workers`` workers: :data:`TASKS_PER_WORKER` per
+    worker, none below :data:`MIN_CHUNK` tuples (at least one)."""
+    return max(1, min(TASKS_PER_WORKER * max(1, workers), math.ceil(tuples / MIN_CHUNK)))
+
+
+class DaskRunner:
+    """Runs each level's chunks as tasks on the Dask cluster of ``client`` (see the module docstring);
+    ``threads``: numba threads per task (one per worker process is the usual layout)."""
+
+    def __init__(self, client, *, threads: int = 1, name: str = ""):
+        self.client = client
+        self.threads = threads
+        self.name = name
+        self.stats = {"tasks": 0, "resubmitted": 0, "rescattered": 0, "bytes_scattered": 0,
+                      "seconds_waiting": 0.0}
+        self._fixed = None
+        self._fixed_value = None
+        self._held: dict[int, Any] = {}
+        self._values: dict[int, tuple] = {}
+        self._token = ""
+
+    def describe(self) -> str:
+        return f"Dask {self.name or self.client.scheduler.address}, {self.workers()} workers"
+
+    def workers(self) -> int:
+        try:
+            return max(1, len(self.client.scheduler_info(n_workers=-1)["workers"]))
+        except TypeError:  # older distributed: no n_workers argument
+            return max(1, len(self.client.scheduler_info()["workers"]))
+
+    def open(self, problem: Problem) -> None:
+        self._token = f"dicebase-{uuid.uuid4().hex[:12]}"
+        fixed = _Fixed(dataclasses.replace(problem.inputs, start=None), problem.inputs.start.shape,
+                       problem.solve_tuples, problem.store)
+        self._fixed_value = fixed
+        self._fixed = self.client.scatter(fixed, broadcast=True, hash=False)
+        self._held.clear()
+        self._values.clear()
+
+    def stored(self, index: int, tuples: np.ndarray, values: np.ndarray) -> None:
+        """The driver wrote level ``index``: send its delta to every worker (once each)."""
+        delta = (index, tuples, values)
+        self._values[index] = delta
+        self._held[index] = self._scatter(index, delta)
+        self.stats["bytes_scattered"] += int(tuples.nbytes + values.nbytes) * self.workers()
+
+    def _scatter(self, index: int, delta: tuple):
+        future = self.client.scatter(delta, broadcast=True, hash=False)
+        self.client.publish_dataset(**{_delta_name(self._token, index): future}, override=True)
+        return future
+
+    def _recover(self) -> None:
+        """Scatter again every delta (and the fixed inputs) the cluster lost with its workers."""
+        if self._fixed.status != "finished":
+            self._fixed = self.client.scatter(self._fixed_value, broadcast=True, hash=False)
+            self.stats["rescattered"] += 1
+        for index, future in list(self._held.items()):
+            if future.status != "finished":
+                self._held[index] = self._scatter(index, self._values[index])
+                self.stats["rescattered"] += 1
+
+    def solve_level(self, problem: Problem, index: int, tuples: np.ndarray):
+        chunks = split(tuples, chunk_count(len(tuples), self.workers()))
+        results: list = [None] * len(chunks)
+        todo = list(range(len(chunks)))
+        last_error: BaseException | None = None
+        for attempt in range(ATTEMPTS):
+            if attempt:
+                self._recover()
+            latest = self._held.get(index - 1)
+            futures = {c: self.client.submit(_solve_chunk, self._fixed, self._token, index, latest, chunks[c],
+                                             self.threads, pure=False, retries=1)
+                       for c in todo}
+            self.stats["tasks"] += len(futures)
+            self.stats["resubmitted"] += len(futures) if attempt else 0
+            started = time.perf_counter()
+            failed = []
+            for c, future in futures.items():  # in chunk order; each waits for its task
+                try:
+                    results[c] = future.result()
+                except Exception as error:  # noqa: BLE001 - sorted below: the cluster's or the solver's
+                    if not _is_cluster_fault(error):
+                        raise  # the solver's own error: not the cluster's, not retried
+                    last_error = error
+                    failed.append(c)
+            self.stats["seconds_waiting"] += time.perf_counter() - started
+            todo = failed
+            if not todo:
+                return merge(results)
+        reason = " ".join(str(last_error).split())[:200] if last_error else "lost"
+        raise ClusterError(f"level {index} of {problem.label}: the cluster failed a chunk {ATTEMPTS} times ({reason}); "
+                           "run the build again with --resume to continue from the last finished level")
+
+    def close(self) -> None:
+        token = self._token
+        for index in list(self._held):
+            try:
+                self.client.unpublish_dataset(_delta_name(token, index))
+            except Exception:  # noqa: BLE001 - already gone with the cluster
+                pass
+        self._held.clear()
+        self._values.clear()
+        self._fixed = self._fixed_value = None
+        if token:
+            try:
+                self.client.run(_forget, token)
+            except Exception:  # noqa: BLE001 - a cluster that went away has nothing to forget
+                pass
+
+
+def _is_cluster_fault(error: BaseException) -> bool:
+    """Errors of the cluster (a worker died, data was lost, a task was cancelled), not of the solver."""
+    import asyncio
+
+    names = {"CancelledError", "FutureCancelledError", "KilledWorker", "CommClosedError", "FutureLost"}
+    if isinstance(error, (OSError, TimeoutError, asyncio.CancelledError)):
+        return True
+    return any(k.__name__ in names for k in type(error).__mro__)
+
+
+__all__ = ["DaskRunner", "Connection", "ClusterError", "connect", "parse_address", "require_dask", "chunk_count",
+           "INSTALL_HINT"]
