@@ -153,7 +153,7 @@ def create_app(db, cache_bytes: int = DEFAULT_CACHE_BYTES, warm: bool = False, f
     ``freeze`` then moves what the process holds into the garbage collector's permanent
     generation (``warm.freeze_heap``: for a server process, ``dicebase serve``).
     """
-    from dicebase.web import pages
+    from dicebase.web import pages, play
 
     server = Server(db, cache_bytes)
     lookups = anyio.CapacityLimiter(LOOKUP_THREADS)
@@ -205,6 +205,7 @@ def create_app(db, cache_bytes: int = DEFAULT_CACHE_BYTES, warm: bool = False, f
         Route("/api/v1/openapi.json", openapi_json),
         Route("/api/v1/{rest:path}", api_lookup),
         *pages.routes(server),
+        *play.routes(server),  # "play against the bot" (docs/bots.md)
         Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
     ]
     app = Starlette(

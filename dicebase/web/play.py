@@ -1,0 +1,112 @@
+"""The phone page "play against the bot": ``/play/threes`` and ``/play/rolled-ones``.
+
+The game is the terminal's (``dicebase.bots.play``) replayed from the URL: the program's dice
+come from ``seed`` and your decisions so far are ``moves`` (comma-separated), so every position
+is a link, the back button undoes a move, and the server keeps no state.  When the moves run out
+the page shows the game so far and one button per legal decision; ``advice=1`` adds the stored
+value of each.  At the end it shows the same review as ``dicebase play``: each decision, the
+best one and what yours cost in chance to win.
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+from urllib.parse import urlencode
+
+from starlette.requests import Request
+from starlette.responses import RedirectResponse, Response
+from starlette.routing import Route
+
+from dicebase.errors import DicebaseError
+from dicebase.web.pages import GAMES, _templates
+from dicebase.version import __version__
+
+DEFAULT_BOTS = {"threes": "only-3s,win", "rolled-ones": "optimal"}
+MAX_MOVES = 400
+
+
+class _Waiting(Exception):
+    """The moves ran out: the game waits for this prompt's answer."""
+
+    def __init__(self, prompt: str):
+        self.prompt = prompt
+
+
+def _choices(game: str, prompt: str) -> list[tuple[str, str]]:
+    """(answer, label) of each legal decision at ``prompt``."""
+    if game == "rolled-ones":
+        return [("r", "Roll"), ("h", "Hold")]
+    m = re.search(r"\((\d+)\.\.(\d+);", prompt)
+    lo, hi = (int(m.group(1)), int(m.group(2))) if m else (1, 1)
+    return [(str(a), f"Keep {a}" if a else "Re-roll all") for a in range(lo, hi + 1)]
+
+
+def play_page(server, request: Request) -> Response:
+    game = request.path_params["game"]
+    q = request.query_params
+    bots = q.get("bots") or DEFAULT_BOTS[game]
+    if "seed" not in q:  # a new game: a fresh seed, in the URL from now on
+        params = {"bots": bots, "seat": q.get("seat", "1"), "seed": secrets.randbelow(10**6)}
+        return RedirectResponse(f"/play/{game}?{urlencode(params)}", status_code=303)
+    moves = [m for m in (q.get("moves") or "").split(",") if m]
+    advice = q.get("advice") == "1"
+    lines: list[str] = []
+    script = list(moves) + (["?"] if advice else [])
+
+    def ask(prompt: str):
+        if script:
+            return script.pop(0)
+        raise _Waiting(prompt)
+
+    context = {"title": f"Play {game}", "game": game, "bots": bots, "moves": moves, "lines": lines,
+               "review": None, "choices": [], "prompt": None, "error": None}
+    try:
+        seat = int(q.get("seat", "1"))
+        seed = int(q["seed"])
+        if len(moves) > MAX_MOVES or seed < 0:
+            raise ValueError
+    except ValueError:
+        context["error"] = "seat, seed and moves must be whole numbers (seed >= 0)"
+        return _render(request, context, 400)
+    base = {"bots": bots, "seat": seat, "seed": seed}
+    context.update(seat=seat, seed=seed, new=f"/play/{game}?{urlencode({'bots': bots, 'seat': seat})}")
+    try:
+        from dicebase.bots import _check_bots
+        from dicebase.bots.play import play_rolled_ones, play_threes
+
+        db = server.thread_db()
+        names = [b.strip() for b in bots.split(",") if b.strip()]
+        if game == "threes":
+            _check_bots("threes", names + ["random"])
+            review = play_threes(db, names, seat, ask, lines.append, seed=seed)
+        else:
+            _check_bots("rolled-ones", names * 2 if len(names) == 1 else names + names)
+            review = play_rolled_ones(db, names[0], seat, ask, lines.append, seed=seed)
+        context["review"] = review
+    except _Waiting as wait:
+        context["prompt"] = re.sub(r"\s*\(([^;)]*); \? for advice\)", r" (\1)", wait.prompt.strip()).rstrip(":")
+        done = ",".join(moves)
+        context["choices"] = [
+            (label, f"/play/{game}?{urlencode({**base, 'moves': (done + ',' if done else '') + answer})}", answer)
+            for answer, label in _choices(game, wait.prompt)]
+        context["advice_url"] = None if advice else f"/play/{game}?{urlencode({**base, 'moves': done, 'advice': 1})}"
+        context["undo_url"] = (f"/play/{game}?{urlencode({**base, 'moves': ','.join(moves[:-1])})}"
+                               if moves else None)
+    except DicebaseError as exc:
+        context["error"] = str(exc)
+        return _render(request, context, 400)
+    return _render(request, context)
+
+
+def _render(request: Request, context: dict, status: int = 200) -> Response:
+    context = {"version": __version__, "games": GAMES, "page": request.url.path, "advice_url": None,
+               "undo_url": None, "seat": None, "seed": None, "new": None, **context}
+    return _templates.TemplateResponse(request, "play.html", context, status_code=status)
+
+
+def routes(server) -> list[Route]:
+    return [Route("/play/{game:str}", lambda r: play_page(server, r) if r.path_params["game"] in DEFAULT_BOTS
+                  else _render(r, {"title": "Play", "game": r.path_params["game"], "bots": "", "moves": [],
+                                   "lines": [], "review": None, "choices": [], "prompt": None,
+                                   "error": "games to play: threes, rolled-ones"}, 404))]
