@@ -28,11 +28,11 @@ from dicebase.rules.ten_thousand import (
 CHUNK_ROWS = 1_000_000
 
 
-def solve_players(rules: RuleSet, players: int, goal: int, progress=None):
+def solve_players(rules: RuleSet, players: int, goal: int, progress=None, runner=None):
     """The one call of the N-player solver a build makes (a cluster option would be passed here)."""
     from . import nplayer
 
-    return nplayer.solve(rules, players, goal, progress=progress)
+    return nplayer.solve(rules, players, goal, progress=progress, runner=runner)
 
 
 def build_players(ctx, rules: RuleSet, goal: int, players: tuple[int, ...]) -> dict:
@@ -42,7 +42,7 @@ def build_players(ctx, rules: RuleSet, goal: int, players: tuple[int, ...]) -> d
     for N in players:
         label = f"{rules.name}: {N} players to {goal} ({nplayer_turn_starts(rules, goal, N):,} turn starts, final round, "
         with ctx.step(label + "policy cycles)"):
-            sol = solve_players(rules, N, goal, progress=None if ctx.quiet else _progress(ctx))
+            sol = solve_players(rules, N, goal, progress=None if ctx.quiet else _progress(ctx), runner=ctx.levels)
         with ctx.step(f"{rules.name}: {N} players, write tables"):
             write(ctx, sol)
         st = sol.stats
@@ -100,11 +100,18 @@ def _progress(ctx):
 
 
 def _decision_note(rules: RuleSet, d: tuple) -> dict:
-    n, t = turn_states(rules)[d[2]]
+    """A randomised decision in points and classes: ``("roll", k, class, p)`` or ``("keep", k, group, a, b, p)``
+    (``group`` the solver's global roll-group index; the note gives it within its class, as ten_thousand_mixing)."""
     if d[0] == "roll":
+        n, t = turn_states(rules)[d[2]]
         return {"decision": "roll", "turn_total": d[1] * rules.unit, "dice": n, "triple": t, "p_roll": d[3]}
-    return {"decision": "keep", "turn_total": d[1] * rules.unit, "dice": n, "triple": t, "roll_group": d[2],
-            "keep_first": d[3], "keep_second": d[4], "p_first": d[5]}
+    from .nplayer import moves
+
+    mv = moves(rules)
+    c = int(mv.group_class[d[2]])
+    n, t = turn_states(rules)[c]
+    return {"decision": "keep", "turn_total": d[1] * rules.unit, "dice": n, "triple": t,
+            "roll_group": d[2] - int(mv.sg[c]), "keep_first": d[3], "keep_second": d[4], "p_first": d[5]}
 
 
 def _digits(idx: np.ndarray, G: int, width: int) -> list[np.ndarray]:
