@@ -44,6 +44,7 @@ def tournament(game, bots, rotate, variant, db_path, fmt, as_json):
     Example:
 
     \b
+        dicebase tournament threes random only-3s expected win
         dicebase tournament threes random random random only-3s only-3s only-3s
         dicebase tournament threes only-3s win --rotate --json
         dicebase tournament rolled-ones optimal simple-ones-cases
@@ -176,12 +177,16 @@ def play(game, bots, seat, seed, real_dice, variant, ties, db_path, fmt, as_json
     def ask(prompt: str):
         if not quiet:
             click.echo(prompt, nl=False)
-        line = stdin.readline()
+            sys.stdout.flush()
+        try:
+            line = stdin.readline()
+        except (OSError, ValueError):  # no readable standard input (closed, or a test's capture)
+            line = ""
         if not line:
             if not quiet:
                 click.echo("")
             return None
-        if not quiet and not stdin.isatty():
+        if not quiet and not _isatty(stdin):
             click.echo(line.rstrip("\n"))
         return line
 
@@ -208,3 +213,10 @@ def play(game, bots, seat, seed, real_dice, variant, ties, db_path, fmt, as_json
     for line in review.lines():
         click.echo(line)
     click.echo(f"(seed {seed}: --seed {seed} plays the same dice again)")
+
+
+def _isatty(stream) -> bool:
+    try:
+        return stream.isatty()
+    except (OSError, ValueError, AttributeError):
+        return False
