@@ -28,6 +28,7 @@ CASES = [
     ("rolled-ones-policy-errors", {"policy": "simple-ones-cases"}),
     ("rolled-ones-policy-errors", {"policy": "fixed_hold_at", "player": 1}),
     ("rolled-ones-komi", {}),
+    ("seat-advantage", {}),
     ("threes-chances", {}),
     ("threes-chances", {"variant": "reroll", "ties": "strict"}),
     ("threes-seats", {}),
@@ -199,6 +200,24 @@ def test_komi_draws_both_players_and_the_fair_point(db_path, recorder):
     np.testing.assert_array_equal(lines["fair komi"][0], [r["komi"] for r in fair])
     # seed 002 (002_adf76725bcd1fb40.txt, "Compensation Points"): 3 points, player 1 wins 0.4955
     assert [r["komi"] for r in fair] == [3] and round(fair[0]["p1_win"], 4) == 0.4955
+
+
+def test_seat_advantage_draws_every_seat_of_every_n(db_path, recorder):
+    name = "seat-advantage"
+    with dicebase.open(db_path(name)) as db:
+        rows = direct_query(db, name, {})
+        plots.render(db, name, "png")
+    assert rows and {r["game"] for r in rows} == {"Great Rolled Ones"}  # the test build has no N-player 10,000
+    lines = {kw.get("label"): args for _, args, kw in drawn(recorder, "plot")}
+    for seat in {r["seat"] for r in rows}:
+        mine = [r for r in rows if r["seat"] == seat]
+        np.testing.assert_array_equal(lines[f"seat {seat}"][0], [r["players"] for r in mine])
+        np.testing.assert_array_equal(lines[f"seat {seat}"][1], [r["advantage"] for r in mine])
+    for r in rows:  # advantage = p_win - 1/N, and the seats of one N share 1
+        assert abs(r["advantage"] - (r["p_win"] - 1 / r["players"])) <= 1e-15
+    # seed 002 ("First Player Advantage"): two players, 0.4495 and 0.5505
+    two = [r["p_win"] for r in rows if r["players"] == 2]
+    assert abs(two[0] - 0.4495) <= 1e-4 and abs(two[1] - 0.5505) <= 1e-4
 
 
 @pytest.mark.parametrize("case", [c for c in CASES if c[0] == "threes-chances"], ids=case_id)

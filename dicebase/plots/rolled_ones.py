@@ -283,4 +283,77 @@ class Komi(FigureSpec):
         fig.suptitle("Great Rolled Ones: compensation points (komi) for player 1 and both players' win rates")
 
 
-FIGURES = (Strategy(), PolicyErrors(), Komi())
+class SeatAdvantage(FigureSpec):
+    name = "seat-advantage"
+    game = GAME
+    summary = "Both games: each seat's win probability minus 1/N from the start, by number of players N"
+    description = (
+        "Each seat's advantage (win probability from the start minus an even share 1/N, every seat playing "
+        "optimally) against the number of players, one panel per game: Great Rolled Ones (the variant's N-player "
+        "blocks, rolled_ones_seat_wins) and 10,000 (every (rules, goal) block of ten_thousand_seat_wins, when "
+        "10,000's N-player tables are built). New, unpublished results (docs/n_players.md)."
+    )
+    options = (VARIANT,)
+    examples = ("", "--out seats.svg")
+    height_in = 6.0
+
+    def resolve(self, db, opts):
+        from dicebase.query.metadata import has_relation
+
+        v = db.rolled_ones.variant(opts.get("variant"))
+        return {"variant": v.name, "goal": v.goal, "ten_thousand": has_relation(db, "ten_thousand_seat_wins")}
+
+    def caption_facts(self, opts):
+        return f"Great Rolled Ones variant {opts['variant']} (goal {opts['goal']})"
+
+    def query(self, opts):
+        sql = ("SELECT 'Great Rolled Ones' AS game, w.variant AS rules, v.goal AS goal, w.players, w.seat, w.p_win, "
+               "w.advantage\n"
+               "FROM rolled_ones_seat_wins w JOIN rolled_ones_variants v ON v.variant = w.variant\n"
+               "WHERE w.variant = ?")
+        if opts["ten_thousand"]:
+            sql += ("\nUNION ALL\n"
+                    "SELECT '10,000' AS game, rules, goal, players, seat, p_win, advantage\n"
+                    "FROM ten_thousand_seat_wins")
+        return sql + "\nORDER BY game DESC, rules, goal, players, seat", (opts["variant"],)
+
+    def arrays(self, names, rows, opts):
+        """{"blocks": rows (game, rules, goal), and per block the arrays "players", "seat", "advantage"}."""
+        import numpy as np
+
+        col = {n: names.index(n) for n in ("game", "rules", "goal", "players", "seat", "advantage")}
+        blocks: dict = {}
+        for row in rows:
+            key = (row[col["game"]], row[col["rules"]], int(row[col["goal"]]))
+            blocks.setdefault(key, []).append((row[col["players"]], row[col["seat"]], row[col["advantage"]]))
+        return {"blocks": np.array(list(blocks), dtype=object).reshape(-1, 3),
+                "players": [np.array([r[0] for r in b], dtype=int) for b in blocks.values()],
+                "seat": [np.array([r[1] for r in b], dtype=int) for b in blocks.values()],
+                "advantage": [np.array([r[2] for r in b], dtype=float) for b in blocks.values()]}
+
+    def draw(self, fig, data, opts):
+        import numpy as np
+
+        blocks = data["blocks"]
+        axes = fig.subplots(1, len(blocks), squeeze=False, sharey=True)[0]
+        markers = "osD^v"
+        for ax, (game, rules, goal), players, seat, adv in zip(axes, blocks, data["players"], data["seat"],
+                                                                 data["advantage"]):
+            for s in sorted(set(seat.tolist())):  # markers only: seat 2 is the last of 2 but a middle seat of 3
+                at = seat == s
+                ax.plot(players[at], adv[at], marker=markers[(s - 1) % len(markers)], ms=10, ls="none",
+                        color=OKABE_ITO[(s - 1) % len(OKABE_ITO)], label=f"seat {s}")
+            first, last = seat == 1, seat == players
+            ax.plot(players[first], adv[first], ls="--", lw=1.2, color=OKABE_ITO[0], label="first seat, by N")
+            ax.plot(players[last], adv[last], ls="-", lw=1.2, color="#000000", label="last seat, by N")
+            ax.axhline(0.0, color="#555555", lw=1, ls=":")
+            ax.set_xticks(np.unique(players))
+            ax.set_xlabel("number of players N")
+            ax.set_title(f"{game} ({rules}, goal {goal:,})", fontsize=12)
+            ax.grid(alpha=0.3)
+            ax.legend(loc="best")
+        axes[0].set_ylabel("win probability - 1/N (probability)")
+        fig.suptitle("Seat advantage by number of players, every seat playing optimally (new results)")
+
+
+FIGURES = (Strategy(), PolicyErrors(), Komi(), SeatAdvantage())
