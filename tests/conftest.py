@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import io
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -18,23 +20,33 @@ def built_db(tmp_path_factory):
     """``built_db(games=("threes",), kind="duckdb", options=None) -> Path``.
 
     Builds the games with their TEST_OPTIONS (updated by ``options``, a dict
-    game -> dict) once per distinct request and returns the file path.
+    game -> dict) once per distinct request and returns the file path.  Under
+    pytest-xdist (``-n 2``) the workers share one build per request: the first
+    to ask builds it under a file lock, the others wait and reuse it.
     """
-    cache: dict[tuple, Path] = {}
+    from filelock import FileLock
+
+    root = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):  # every worker's base is a folder of the run's shared one
+        root = root.parent
+    cache = root / "built-databases"
+    cache.mkdir(exist_ok=True)
 
     def factory(games=("threes",), kind="duckdb", options=None):
         from dicebase.builder import pipeline, registry
 
         games = tuple(registry.canonical(g) for g in games)
         options = {registry.canonical(g): o for g, o in (options or {}).items()}
-        key = (games, kind, json.dumps(options, sort_keys=True))
-        if key not in cache:
-            merged = {g: {**getattr(registry.load(g), "TEST_OPTIONS", {}), **options.get(g, {})} for g in games}
-            suffix = "duckdb" if kind == "duckdb" else "sqlite"
-            path = tmp_path_factory.mktemp("db") / f"{'-'.join(games)}.{suffix}"
-            pipeline.build(list(games), f"{kind}:///{path}", quiet=True, options=merged)
-            cache[key] = path
-        return cache[key]
+        key = json.dumps([games, kind, options], sort_keys=True)
+        suffix = "duckdb" if kind == "duckdb" else "sqlite"
+        folder = cache / hashlib.sha256(key.encode()).hexdigest()[:16]
+        path = folder / f"{'-'.join(games)}.{suffix}"
+        with FileLock(f"{folder}.lock"):
+            if not path.exists():
+                merged = {g: {**getattr(registry.load(g), "TEST_OPTIONS", {}), **options.get(g, {})} for g in games}
+                folder.mkdir(exist_ok=True)
+                pipeline.build(list(games), f"{kind}:///{path}", quiet=True, options=merged)
+        return path
 
     return factory
 
