@@ -203,6 +203,24 @@ def test_ten_thousand_seed004_turn_equals_the_stored_expected_points(tt_db):
     assert float((dist * np.arange(len(dist))).sum() * 50) == pytest.approx(stored, abs=1e-9)
 
 
+def test_ten_thousand_two_optimal_players_and_seed004_give_the_stored_values(tt_db):
+    """The optimal bot (ten_thousand_duel and its lookahead keeps) against itself gives the stored
+    start value, and seed 004's heuristic against it ten_thousand_policy_duel, in both seats."""
+    (start,) = tt_db.fetchone("SELECT p_win FROM ten_thousand_duel WHERE rules = 'ten-thousand' AND goal = 1000 "
+                              "AND score = 0 AND opponent = 0 AND turn_total = 0 AND dice = 6 AND triple = 0")
+    stored = {(p, s): w for p, s, w in tt_db.fetchall(
+        "SELECT policy, seat, p_win FROM ten_thousand_policy_duel WHERE rules = 'ten-thousand' AND goal = 1000")}
+    assert stored[("optimal", 1)] == pytest.approx(start, abs=1e-12)
+    t = bots.tournament(tt_db, "ten-thousand", ["optimal", "optimal"])
+    assert t.seats[0].p_win == pytest.approx(start, abs=1e-12)
+    first = bots.tournament(tt_db, "ten-thousand", ["seed004", "optimal"]).seats[0].p_win
+    second = bots.tournament(tt_db, "ten-thousand", ["optimal", "seed004"]).seats[1].p_win
+    assert first == pytest.approx(stored[("seed004", 1)], abs=1e-12)
+    assert second == pytest.approx(stored[("seed004", 2)], abs=1e-12)
+    n = 20_000
+    _close(bots.simulate(tt_db, "ten-thousand", ["optimal", "bank-1000-500-400-350-300-250"], rounds=n, seed=6), n)
+
+
 def test_ten_thousand_exact_equals_simulation(tt_db):
     rot = bots.tournament(tt_db, "ten-thousand", ["seed004", "seed004"], rotate=True)
     assert [s.p_win for s in rot.seats] == pytest.approx([0.5, 0.5], abs=1e-15)

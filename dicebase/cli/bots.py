@@ -90,7 +90,8 @@ def simulate(game, bots, rounds, seed, count, variant, no_progress, db_path, fmt
     Bots. threes: random, only-3s (seed 003), expected (lowest expected
     score), win, win-strict (win probability). rolled-ones: optimal,
     roll-4-or-5-dice, fixed-hold-at, simple-ones-cases, keep-pace-end-race
-    (seed 002). ten-thousand: seed004 (seed 004's heuristic), bank-T (bank
+    (seed 002). ten-thousand: optimal (goals up to about 1,500), seed004
+    (seed 004's heuristic), bank-T (bank
     at T points) and bank-T6-T5-T4-T3-T2-T1 (a threshold per dice to roll).
 
     Example:
