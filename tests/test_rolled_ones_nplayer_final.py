@@ -126,10 +126,10 @@ def test_final_round_states_equal_final_turn_values(paths, solutions):
 
 
 @pytest.mark.parametrize("args, text", [
-    ("25,3,4 --player 1", "no seat before it"),
+    ("25,3,4 --player 1", "seat 1's score must be 0..19"),
     ("25,23,4 --player 3", "must rise in seat order"),
     ("25,3,24 --player 2", "seat 3's score must be"),
-    ("10,25,4 --player 1", "no seat before it"),
+    ("10,25,4 --player 1", "seat 2's score must be 0..19"),
 ])
 def test_bad_final_round_states_are_one_line(paths, run_cli, args, text):
     scores, _, player = args.split()

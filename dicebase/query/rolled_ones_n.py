@@ -407,14 +407,12 @@ class NPlayers:
         j = p - 1
         before = scores[:j]
         bar = max(before) if before else -1
-        if bar < G:
-            raise BadInput(f"a score at or above the goal ({G}) is a final-round state: the seats after the seat that "
-                           f"reached it take final turns; seat {p} is not one of them (no seat before it has "
-                           f"{G} or more)")
         for n in range(j, N):
             if scores[n] >= G:
                 raise BadInput(f"seat {n + 1}'s score must be 0..{G - 1}: in the final round only seats before the "
                                f"mover (seat {p}) can be at or above the goal {G}, got {scores[n]}")
+        if bar < G:  # pragma: no cover - some score is at or above the goal, and none from the mover on
+            raise AssertionError("unreachable")
         high = [s for s in before if s >= G]
         if any(x >= y for x, y in zip(high, high[1:])):
             raise BadInput(f"the scores at or above the goal must rise in seat order (each final turn ends above the "
