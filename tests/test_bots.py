@@ -221,6 +221,25 @@ def test_ten_thousand_two_optimal_players_and_seed004_give_the_stored_values(tt_
     _close(bots.simulate(tt_db, "ten-thousand", ["optimal", "bank-1000-500-400-350-300-250"], rounds=n, seed=6), n)
 
 
+def test_ten_thousand_optimal_bot_read_by_blocks_gives_every_stored_turn_start(tt_db):
+    """The optimal bot's turns are evaluated a block of mover scores at a time (how it plays the
+    default goal 10,000; BENCHMARKS.md): with blocks of a few scores, two optimal players' recursion
+    gives the stored turn start of every score pair (ten_thousand_duel_bounds.p_start) within 1e-12."""
+    import numpy as np
+
+    from dicebase.bots.ten_thousand import TenThousand
+
+    t = TenThousand(tt_db)
+    t.BLOCK_ROWS = 20_000  # many blocks at goal 1,000 (227,041 rows in all)
+    assert len(list(t.blocks())) > 5
+    V1, V2 = t.start_values(["optimal", "optimal"])
+    stored = np.zeros_like(V1)
+    for i, j, p in tt_db.fetchall("SELECT score, opponent, p_start FROM ten_thousand_duel_bounds "
+                                  "WHERE rules = 'ten-thousand' AND goal = 1000"):
+        stored[i // 50, j // 50] = p
+    assert np.abs(V1 - stored).max() < 1e-12 and np.abs(V2 - stored).max() < 1e-12
+
+
 def test_ten_thousand_exact_equals_simulation(tt_db):
     rot = bots.tournament(tt_db, "ten-thousand", ["seed004", "seed004"], rotate=True)
     assert [s.p_win for s in rot.seats] == pytest.approx([0.5, 0.5], abs=1e-15)

@@ -30,7 +30,7 @@ from dicebase.errors import BadInput
 
 GAME = "ten-thousand"
 BOTS = {
-    "optimal": "optimal play (ten_thousand_duel; keeps by the one-step lookahead); small goals only (1,500 at most)",
+    "optimal": "optimal play (ten_thousand_duel: stored states roll; keeps by the one-step lookahead)",
     "seed004": "seed 004's heuristic: roll while the next roll's EV exceeds turn total x P(farkle); max-dice keeps",
     "bank-300": "bank at a turn total of 300 or more (any bank-T, T a multiple of 50); max-dice keeps",
     "bank-1000-500-400-350-300-250": "a threshold per number of dice to roll (6, 5, 4, 3, 2, 1); max-dice keeps",
@@ -38,9 +38,6 @@ BOTS = {
 PATTERN = re.compile(r"^bank-(\d+)(?:-(\d+)-(\d+)-(\d+)-(\d+)-(\d+))?$")
 MAX_THRESHOLD = 20_000
 
-
-#: Largest table of the optimal bot's keep choices (score pairs x turn totals x rolls) held in memory.
-MAX_OPTIMAL_CELLS = 120_000_000
 
 
 def is_bot(name: str) -> bool:
@@ -164,126 +161,176 @@ class TenThousand:
         cache[bot] = T
         return T
 
-    # -- the optimal bot (small goals) ------------------------------------------------------
+    # -- the optimal bot ----------------------------------------------------------------------
     @cached_property
-    def options(self) -> dict[str, np.ndarray]:
-        """Every legal keep of every roll (the two-player game keeps dominated ones too), padded per
-        global roll: pts[g, o] (units), after[g, o] (class), valid[g, o]; best points first."""
+    def groups(self) -> dict[str, np.ndarray]:
+        """Every roll's legal keeps (the two-player game keeps dominated ones too) as roll groups:
+        rolls of one class with the same options (points, class after) share a group.  Options in
+        order most points, then most dice (the bot's tie-break).  ``of_roll[g]``: the group of global
+        roll g (farkles: the class's farkle group, which has no options)."""
         got = arrays(self.db, "SELECT dice, triple, roll, points, dice_after, triple_after, dice_used "
                               "FROM ten_thousand_keeps WHERE rules = ?", (self.variant_name,))
-        rs = self.rolls
-        key = {}
         roll_text = arrays(self.db, "SELECT dice, triple, roll FROM ten_thousand_rolls WHERE rules = ? "
                                     "ORDER BY dice DESC, triple, roll", (self.variant_name,))
         cls = np.array([self.index[(int(d), int(t))] for d, t in zip(roll_text["dice"], roll_text["triple"])])
         order = np.argsort(cls, kind="stable")
-        for g, n in enumerate(order):
-            key[(int(roll_text["dice"][n]), int(roll_text["triple"][n]), str(roll_text["roll"][n]))] = g
-        per: dict[int, list] = {}
+        key = {(int(roll_text["dice"][n]), int(roll_text["triple"][n]), str(roll_text["roll"][n])): g
+               for g, n in enumerate(order)}
+        per: dict[int, set] = {}
         for d, t, r, pts, da, ta, used in zip(*(got[c] for c in ("dice", "triple", "roll", "points", "dice_after",
                                                                   "triple_after", "dice_used"))):
-            g = key[(int(d), int(t), str(r))]
-            per.setdefault(g, []).append((-int(pts), -int(used), int(pts) // self.u,
-                                          self.index.get((int(da), int(ta)), len(self.classes) - 1)))
-        width = max(len(v) for v in per.values())
-        n = len(rs["prob"])
-        pts = np.zeros((n, width), dtype=np.int64)
-        after = np.zeros((n, width), dtype=np.int64)
-        valid = np.zeros((n, width), dtype=bool)
-        for g, opts in per.items():
-            opts.sort()
-            for o, (_, _, p_, c_) in enumerate(opts):
-                pts[g, o], after[g, o], valid[g, o] = p_, c_, True
-        return {"pts": pts, "after": after, "valid": valid}
+            per.setdefault(key[(int(d), int(t), str(r))], set()).add(
+                (-int(pts), -int(used), int(pts) // self.u, self.index.get((int(da), int(ta)), len(self.classes) - 1)))
+        rs = self.rolls
+        C = len(self.classes)
+        gofs, gprob, gopt, opts, of_roll = [0], [], [0], [], np.zeros(len(rs["prob"]), dtype=np.int64)
+        option_id: dict[tuple[int, int], int] = {}
+        for c in range(C):
+            seen: dict[tuple, int] = {}
+            for g in range(rs["offset"][c], rs["offset"][c + 1]):
+                opt = tuple((p_, c_) for *_, p_, c_ in sorted(per.get(g, ()))) if not rs["farkle"][g] else ()
+                opt = tuple(dict.fromkeys(opt))  # equal (points, class) options are one
+                if opt not in seen:
+                    seen[opt] = len(gprob)
+                    gprob.append(0.0)
+                    opts.extend(option_id.setdefault(o, len(option_id)) for o in opt)
+                    gopt.append(len(opts))
+                gprob[seen[opt]] += rs["prob"][g]
+                of_roll[g] = seen[opt]
+            gofs.append(len(gprob))
+        ids = sorted(option_id, key=option_id.get)
+        return {"gofs": np.array(gofs, dtype=np.int64), "gprob": np.array(gprob), "gopt": np.array(gopt, dtype=np.int64),
+                "opts": np.array(opts, dtype=np.int64), "opt_pts": np.array([o[0] for o in ids], dtype=np.int64),
+                "opt_after": np.array([o[1] for o in ids], dtype=np.int64), "of_roll": of_roll}
+
+    @cached_property
+    def starts(self) -> np.ndarray:
+        """start[i, j]: the mover's stored win probability at its turn start (ten_thousand_duel_bounds)."""
+        got = arrays(self.db, "SELECT score, opponent, p_start FROM ten_thousand_duel_bounds WHERE rules = ? "
+                              "AND goal = ?", (self.variant_name, self.goal))
+        if len(got["score"]) != self.G * self.G:
+            from dicebase.errors import NotInDatabase
+
+            raise NotInDatabase(f"the optimal 10,000 bot needs the two-player tables of {self.variant_name!r} to "
+                                f"{self.goal:,}; rebuild with: {self.db.ten_thousand.rebuild_command()}")
+        start = np.zeros((self.G, self.G))
+        start[got["score"] // self.u, got["opponent"] // self.u] = got["p_start"]
+        return start
+
+    def _pair_rows(self, lo: int, hi: int) -> dict[str, np.ndarray]:
+        """The stored roll states of mover scores lo..hi - 1 (units), grouped by pair (i * G + j):
+        first/count per pair of the block, and per row the turn total (units), class and p_win."""
+        got = arrays(self.db, "SELECT score, opponent, turn_total, dice, triple, p_win FROM ten_thousand_duel "
+                              "WHERE rules = ? AND goal = ? AND score BETWEEN ? AND ?",
+                     (self.variant_name, self.goal, lo * self.u, (hi - 1) * self.u))
+        cidx = np.full((8, 8), len(self.classes) - 1, dtype=np.int64)
+        for (d, t), n in self.index.items():
+            cidx[d, t] = n
+        pair = (got["score"].astype(np.int64) // self.u - lo) * self.G + got["opponent"].astype(np.int64) // self.u
+        k = got["turn_total"].astype(np.int64) // self.u
+        c = cidx[got["dice"].astype(np.int64), got["triple"].astype(np.int64)]
+        order = np.lexsort((c, k, pair))
+        pair, k, c, p = pair[order], k[order], c[order], got["p_win"].astype(float)[order]
+        n_pairs = (hi - lo) * self.G
+        count = np.bincount(pair, minlength=n_pairs)
+        first = np.concatenate(([0], np.cumsum(count)[:-1]))
+        return {"first": first, "count": count, "k": k, "c": c, "p": p}
+
+    #: Rows of ten_thousand_duel read at a time (a block of mover scores).
+    BLOCK_ROWS = 2_000_000
+
+    def blocks(self):
+        """(lo, hi) blocks of mover scores of about BLOCK_ROWS stored rows each."""
+        got = arrays(self.db, "SELECT score, SUM(row_count) AS n FROM ten_thousand_duel_bounds WHERE rules = ? "
+                              "AND goal = ? GROUP BY score ORDER BY score", (self.variant_name, self.goal))
+        lo, rows = 0, 0
+        for s, n in zip(got["score"].astype(np.int64) // self.u, got["n"].astype(np.int64)):
+            if rows and rows + n > self.BLOCK_ROWS:
+                yield lo, int(s)
+                lo, rows = int(s), 0
+            rows += n
+        yield lo, self.G
 
     @cached_property
     def optimal(self) -> dict[str, np.ndarray]:
-        """The optimal bot: T[i, j, g] (its turn's banked units from scores (i, j)), roll[i, j, k, c]
-        and choice[i, j, k, g] (the option it keeps after roll g), read from ten_thousand_duel: a
-        stored state rolls, any other banks; a keep is the best value of the state it leads to."""
-        G, C, rs, op = self.G, len(self.classes), self.rolls, self.options
-        got = arrays(self.db, "SELECT score, opponent, turn_total, dice, triple, p_win FROM ten_thousand_duel "
-                              "WHERE rules = ? AND goal = ?", (self.variant_name, self.goal))
-        K = int(got["turn_total"].max()) // self.u + int(op["pts"].max()) + 1
-        if G * G * (K + 1) * len(rs["prob"]) > MAX_OPTIMAL_CELLS:
-            raise BadInput(f"the optimal 10,000 bot plays goals up to about 1,500 in this version (its keep choices for "
-                           f"every score pair are held in memory); this database's goal is {self.goal:,}")
-        stored = np.full((G, G, K + 1, C), np.nan)
-        c_of = np.array([self.index.get((int(d), int(t)), C - 1) for d, t in zip(got["dice"], got["triple"])])
-        stored[got["score"] // self.u, got["opponent"] // self.u, got["turn_total"] // self.u, c_of] = got["p_win"]
-        start = stored[:, :, 0, 0]
-        ex = self.exceed("optimal")
-        i = np.arange(G)[:, None, None]
-        j = np.arange(G)[None, :, None]
-        k = np.arange(K + 1)[None, None, :]
-        need = i + k - j + 1
-        bank = np.where(i + k < G, 1 - start[j, np.minimum(i + k, G - 1)],
-                        1 - np.where(need <= 0, 1.0, ex[np.clip(need, 0, len(ex) - 1)] * (need < len(ex))))
-        roll = ~np.isnan(stored)
-        V = np.where(roll, stored, bank[..., None])
-        mass = np.zeros((G, G, K + 1, C))
-        mass[:, :, 0, 0] = 1.0
-        T = np.zeros((G, G, K + 1))
-        choice = np.full((G, G, K + 1, len(rs["prob"])), -1, dtype=np.int8)
-        ii, jj = np.meshgrid(np.arange(G), np.arange(G), indexing="ij")
-        for kk in range(K + 1):
-            for c in range(C):
-                m = mass[:, :, kk, c]
-                if not m.any():
-                    continue
-                r = roll[:, :, kk, c] & (c < C - 1) | (kk == 0)
-                T[:, :, kk] += np.where(r, 0.0, m)
-                mr = np.where(r, m, 0.0)
-                if not mr.any():
-                    continue
-                a, b = rs["offset"][c], rs["offset"][c + 1]
-                far = rs["farkle"][a:b]
-                T[:, :, 0] += mr * (rs["prob"][a:b] * far).sum()
-                live = np.flatnonzero(~far) + a
-                k2 = np.minimum(kk + op["pts"][live], K)  # (R, O)
-                vals = V[:, :, k2, op["after"][live]]  # (G, G, R, O)
-                vals = np.where(op["valid"][live][None, None], vals, -1.0)
-                best = vals.argmax(axis=3)  # first of the best: most points, then most dice
-                choice[:, :, kk, live] = best
-                w = mr[:, :, None] * rs["prob"][live][None, None, :]
-                tk = np.take_along_axis(np.broadcast_to(k2, (G, G) + k2.shape), best[..., None], 3)[..., 0]
-                tc = np.take_along_axis(np.broadcast_to(op["after"][live], (G, G) + k2.shape), best[..., None], 3)[..., 0]
-                np.add.at(mass, (np.broadcast_to(ii[..., None], tk.shape), np.broadcast_to(jj[..., None], tk.shape),
-                                 tk, tc), w)
-        return {"T": T, "roll": roll, "choice": choice, "K": K}
+        """The optimal bot's turn from every score pair: Tb[i, j, g] (g = 0 a farkle, else banked
+        below the goal) and fin[i, j, e] (its chance to survive the opponent's last turn after
+        banking at or above the goal, e = 0: the opponent plays the optimal last turn, 1: seed
+        004's).  ten_thousand_duel is read a block of mover scores at a time (stored roll states:
+        the bot rolls there, banks elsewhere), each pair's turn evaluated by a numba kernel
+        (``kernels.tt_optimal_turns``); memory: G^2 (G + 2) doubles (66 MB at goal 10,000)."""
+        from dicebase.bots.kernels import tt_optimal_turns
 
-    def turn_table(self, bot: str) -> np.ndarray:
-        """T[i, j, g] of ``bot`` (broadcast over the scores for a bot that ignores them)."""
+        G, C, gr = self.G, len(self.classes), self.groups
+        Tb = np.zeros((G, G, G))
+        fin = np.zeros((G, G, 2))
+        exs = self.exceed_pair
+        maxpts = int(gr["opt_pts"].max())
+        for lo, hi in self.blocks():
+            b = self._pair_rows(lo, hi)
+            KT = (int(b["k"].max()) if len(b["k"]) else 0) + maxpts
+            pi = np.repeat(np.arange(lo, hi), G)
+            pj = np.tile(np.arange(G), hi - lo)
+            t, f = tt_optimal_turns(pi, pj, b["first"], b["count"], b["k"], b["c"], b["p"], G, C, KT, self.starts,
+                                    exs[0], exs, gr["gofs"], gr["gprob"], gr["gopt"], gr["opts"], gr["opt_pts"],
+                                    gr["opt_after"])
+            Tb[lo:hi] = t.reshape(hi - lo, G, G)
+            fin[lo:hi] = f.reshape(hi - lo, G, 2)
+        return {"Tb": Tb, "fin": fin}
+
+    @cached_property
+    def exceed_pair(self) -> np.ndarray:
+        """exs[e, need]: the optimal (e = 0) and seed 004's (e = 1) last turn's chance to gain at
+        least ``need`` units from six dice, padded to one length with 0."""
+        a, b = self.exceed("optimal"), self.exceed("seed004")
+        out = np.zeros((2, max(len(a), len(b))))
+        out[0, :len(a)], out[1, :len(b)] = a, b
+        return out
+
+    def turn_parts(self, bot: str, i: np.ndarray, j: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(Tb[n, G], fin[n, 2]) of ``bot`` moving at pairs (i, j): its turn's farkle and banks below
+        the goal, and its chance to survive each last-turn table after banking at or above it."""
         if bot == "optimal":
-            return self.optimal["T"]
+            opt = self.optimal
+            return opt["Tb"][i, j], opt["fin"][i, j]
         T = self.turn_distribution(bot)
-        return np.broadcast_to(T, (self.G, self.G, len(T)))
+        g = np.arange(len(T))
+        below = i[:, None] + g[None, :] < self.G
+        Tb = np.zeros((len(i), self.G))
+        w = min(len(T), self.G)
+        Tb[:, :w] = np.where(below[:, :w], T[None, :w], 0.0)
+        exs = self.exceed_pair
+        need = i[:, None] + g[None, :] - j[:, None] + 1
+        fin = np.stack([(np.where(below, 0.0, T[None, :]) * (1 - np.where(
+            need <= 0, 1.0, ex[np.clip(need, 0, len(ex) - 1)] * (need < len(ex))))).sum(axis=1) for ex in exs], axis=1)
+        return Tb, fin
 
-    def exact(self, bots: list[str]) -> dict[str, np.ndarray]:
+    def start_values(self, bots: list[str]) -> tuple[np.ndarray, np.ndarray]:
+        """(V1[i, j], V2[i, j]): the mover's win probability at its turn start, seat 1 (``bots[0]``)
+        with i against seat 2's j, or seat 2 with i against seat 1's j; level by level of i + j, the
+        cycle of two farkles as a 2x2 system per pair."""
         G = self.G
-        T1, T2 = self.turn_table(bots[0]), self.turn_table(bots[1])
-        ex1, ex2 = (self.exceed("optimal" if b == "optimal" else "seed004") for b in bots)
         V1, V2 = np.zeros((G, G)), np.zeros((G, G))
-
-        def ex_of(ex, need):
-            return np.where(need <= 0, 1.0, ex[np.clip(need, 0, len(ex) - 1)] * (need < len(ex)))
-
+        # the mover's opponent plays the last turn: its own exceed table (0 optimal, 1 seed 004's)
+        e1, e2 = (0 if b == "optimal" else 1 for b in bots)
+        g = np.arange(G)
         for s in range(2 * G - 2, -1, -1):
             i = np.arange(max(0, s - G + 1), min(G - 1, s) + 1)
             j = s - i
             parts = []
-            # the mover's opponent plays the last turn: its own exceed table
-            for T, me, you, Vo, ex in ((T1, i, j, V2, ex2), (T2, j, i, V1, ex1)):
-                Tm = T[me, you]
-                g = np.arange(1, Tm.shape[1])
-                tot = me[:, None] + g[None, :]
-                after = np.where(tot >= G, 1 - ex_of(ex, tot - you[:, None] + 1),
-                                 1 - Vo[you[:, None], np.minimum(tot, G - 1)])
-                parts.append(((Tm[:, 1:] * after).sum(axis=1), Tm[:, 0]))
+            for bot, me, you, Vo, e in ((bots[0], i, j, V2, e2), (bots[1], j, i, V1, e1)):
+                Tb, fin = self.turn_parts(bot, me, you)
+                tot = me[:, None] + g[None, 1:]
+                after = np.where(tot < G, 1 - Vo[you[:, None], np.minimum(tot, G - 1)], 0.0)
+                parts.append(((Tb[:, 1:] * after).sum(axis=1) + fin[:, e], Tb[:, 0]))
             (a1, b1), (a2, b2) = parts
             v1 = (a1 + b1 * (1 - a2 - b2)) / (1 - b1 * b2)
             V1[i, j] = v1
             V2[j, i] = a2 + b2 * (1 - v1)
+        return V1, V2
+
+    def exact(self, bots: list[str]) -> dict[str, np.ndarray]:
+        V1, _ = self.start_values(bots)
         return {"win": np.array([V1[0, 0], 1 - V1[0, 0]])}
 
     # -- simulation -----------------------------------------------------------------------
@@ -300,28 +347,61 @@ class TenThousand:
         out[need, c] = got["p_exceed"]
         return out
 
-    def _optimal_keep(self, g, k, c, me, you, final):
-        """The option the optimal bot keeps after roll g: its stored choice in a normal turn, the
-        best chance to exceed in its last turn."""
-        op = self.options
-        opt = self.optimal
-        K = opt["K"]
-        o = opt["choice"][np.minimum(me, self.G - 1), np.minimum(you, self.G - 1), np.minimum(k, K), g].astype(np.int64)
+    @cached_property
+    def held(self) -> dict[str, np.ndarray]:
+        """Every stored roll state of the rule set and goal, for simulation: per pair (i * G + j) its
+        first row and row count, per row key = turn total * classes + class (sorted within the
+        pair) and p_win (12 bytes a row: 360 MB at goal 10,000), read a block of scores at a time."""
+        G, C = self.G, len(self.classes)
+        first, count, keys, pwin = [], [], [], []
+        at = 0
+        for lo, hi in self.blocks():
+            b = self._pair_rows(lo, hi)
+            first.append(b["first"] + at)
+            count.append(b["count"])
+            keys.append((b["k"] * C + b["c"]).astype(np.int32))
+            pwin.append(b["p"])
+            at += len(b["p"])
+        return {"first": np.concatenate(first), "count": np.concatenate(count), "keys": np.concatenate(keys),
+                "pwin": np.concatenate(pwin)}
+
+    def _optimal_keep(self, g, k, me, you, final):
+        """The option (position in its roll group) the optimal bot keeps after roll g: the best
+        next state in a normal turn (``kernels.tt_optimal_keeps``), the best chance to exceed in
+        its last turn."""
+        from dicebase.bots.kernels import tt_optimal_keeps
+
+        gr, h = self.groups, self.held
+        grp = gr["of_roll"][g]
+        G = self.G
+        normal = ~final
+        o = np.zeros(len(g), dtype=np.int64)
+        if normal.any():
+            o[normal] = tt_optimal_keeps(me[normal], you[normal], k[normal], grp[normal], G, len(self.classes),
+                                         h["first"], h["count"], h["keys"], h["pwin"], self.starts,
+                                         self.exceed("optimal"), gr["gopt"], gr["opts"], gr["opt_pts"],
+                                         gr["opt_after"])
         if final.any():
             E = self.exceed_all
-            need = (you - me - k + 1)[:, None] - op["pts"][g]
-            val = np.where(need <= 0, 1.0, E[np.clip(need, 0, len(E) - 1), op["after"][g]] * (need < len(E)))
-            val = np.where(op["valid"][g], val, -1.0)
-            o = np.where(final, val.argmax(axis=1), o)
-        return np.maximum(o, 0)
+            width = int(np.diff(gr["gopt"]).max())
+            a = gr["gopt"][grp[final]][:, None] + np.arange(width)[None, :]
+            valid = a < gr["gopt"][grp[final] + 1][:, None]
+            o_id = gr["opts"][np.minimum(a, len(gr["opts"]) - 1)]
+            need = (you - me - k + 1)[final][:, None] - gr["opt_pts"][o_id]
+            val = np.where(need <= 0, 1.0, E[np.clip(need, 0, len(E) - 1), gr["opt_after"][o_id]] * (need < len(E)))
+            o[final] = np.where(valid, val, -1.0).argmax(axis=1)
+        return o
 
     def simulate(self, bots: list[str], games: int, rng: np.random.Generator) -> dict[str, np.ndarray]:
         rs, G = self.rolls, self.G
         C = len(self.classes)
         banks = [self.bank_from(b) if b != "optimal" else np.zeros(C, dtype=np.int64) for b in bots]
         optimal = [b == "optimal" for b in bots]
-        opt = self.optimal if any(optimal) else None
-        op = self.options if any(optimal) else None
+        any_opt = any(optimal)
+        if any_opt:
+            from dicebase.bots.kernels import tt_optimal_rolls
+
+            h, gr = self.held, self.groups
         n = games
         score = np.zeros((n, 2), dtype=np.int64)
         p = np.zeros(n, dtype=np.int64)  # seat - 1 to move
@@ -335,9 +415,10 @@ class TenThousand:
             bank_at = np.where(p == 0, banks[0][c], banks[1][c])
             roll = np.where(final, me + k <= you, k < bank_at)
             is_opt = np.where(p == 0, optimal[0], optimal[1])
-            if opt is not None:
-                stored = opt["roll"][np.minimum(me, G - 1), np.minimum(you, G - 1), np.minimum(k, opt["K"]), c]
-                roll = np.where(is_opt & ~final, stored, roll)
+            sel = is_opt & ~final
+            if any_opt and sel.any():
+                roll[sel] = tt_optimal_rolls(me[sel], you[sel], k[sel], c[sel], G, C, h["first"], h["count"],
+                                             h["keys"])
             roll &= c < C - 1
             roll |= k == 0
             g = np.searchsorted(rs["cdf"], rng.random(n) + c, side="right")
@@ -345,12 +426,13 @@ class TenThousand:
             farkle = roll & rs["farkle"][g]
             go = roll & ~farkle
             pts, after = rs["pts"][g], rs["after"][g]
-            if opt is not None and (go & is_opt).any():
+            if any_opt and (go & is_opt).any():
                 sel = go & is_opt
-                o = self._optimal_keep(g[sel], k[sel], c[sel], me[sel], you[sel], final[sel])
+                o = self._optimal_keep(g[sel], k[sel], me[sel], you[sel], final[sel])
                 pts, after = pts.copy(), after.copy()
-                pts[sel] = op["pts"][g[sel], o]
-                after[sel] = op["after"][g[sel], o]
+                o_id = gr["opts"][gr["gopt"][gr["of_roll"][g[sel]]] + o]
+                pts[sel] = gr["opt_pts"][o_id]
+                after[sel] = gr["opt_after"][o_id]
             k = np.where(go, k + pts, k)
             c = np.where(go, after, c)
             ended = ~go
