@@ -21,7 +21,10 @@ from dicebase.rules import rolled_ones as rules_module
 from dicebase.rules.rolled_ones import Rules, nplayer_rules, reachable_turns
 
 GOAL = 20
-OPTIONS = {"rolled_ones": {"goal": GOAL, "players": [2, 3]}}
+#: shared with tests/test_rolled_ones_nplayer_final.py (one build per store): the human policies against the stored
+#: equilibrium for 2 and 3 players, against best responses for 2
+OPTIONS = {"rolled_ones": {"goal": GOAL, "players": [2, 3], "policy_players": [2, 3],
+                           "policy_best_response_players": [2]}}
 VARIANT = f"goal{GOAL}-dice5-ones3"
 #: a cycle tuple at goal 20 and its stored mixed equilibrium (docs/n_players.md: (33, 35, 39) at goal 50)
 CYCLE = (3, 5, 9)
@@ -58,6 +61,14 @@ def test_options_and_constants_live_in_the_rules():
             rules_module.validate_options({**base, "players": bad})
     with pytest.raises(rules_module.SizeLimit if hasattr(rules_module, "SizeLimit") else ValueError, match="4 players"):
         rules_module.validate_options({**base, "goal": 60, "turn_total_bound": 90, "players": [4]})
+    # the human-policy costs: against the stored equilibrium for 2 and 3 players, against best responses for 2;
+    # left at their defaults they follow players, set they must be built
+    assert rules_module.policy_player_counts(base) == (2, 3)
+    assert rules_module.policy_player_counts(base, "best_response") == (2,)
+    assert rules_module.policy_player_counts({**base, "players": [2]}) == (2,)
+    assert rules_module.policy_player_counts({**base, "players": [4]}, "best_response") == ()
+    with pytest.raises(ValueError, match="policy_best_response_players lists 3 players"):
+        rules_module.validate_options({**base, "players": [2], "policy_best_response_players": [3]})
 
 
 # --------------------------------------------------------------------------- the tables

@@ -1,8 +1,9 @@
 """N-player Great Rolled Ones in the database, the rest of issue 21: final-round states (``best --scores``
 with a seat at or above the goal, from ``rolled_ones_final_turns``, checked against the solver's
 ``nplayer.final_turn_values`` within 1e-12, every legal action's win vector) and seed 002's human policies
-against best responses (``rolled_ones_policy_costs``, ``rolled-ones policies``).  Goal 20, 2 and 3 players,
-both stores."""
+(``rolled_ones_policy_costs``, ``rolled-ones policies``) in both readings: the others keep the stored
+equilibrium (seed 002's figures with two players, at goal 50 in the default test build) or best-respond.
+Goal 20, 2 and 3 players, both stores, in the build of tests/test_rolled_ones_nplayer_db.py."""
 
 from __future__ import annotations
 
@@ -17,7 +18,9 @@ from dicebase.query.base import BadInput
 from dicebase.rules.rolled_ones import Rules, nplayer_rules
 
 GOAL = 20
-OPTIONS = {"rolled_ones": {"goal": GOAL, "players": [2, 3], "policy_players": [2, 3]}}
+#: the build of tests/test_rolled_ones_nplayer_db.py (shared: one build per store)
+OPTIONS = {"rolled_ones": {"goal": GOAL, "players": [2, 3], "policy_players": [2, 3],
+                           "policy_best_response_players": [2]}}
 
 
 @pytest.fixture(scope="module")
@@ -139,35 +142,70 @@ def test_bad_final_round_states_are_one_line(paths, run_cli, args, text):
 
 
 # --------------------------------------------------------------------------- human policies
-def test_policy_costs_two_players_against_seed_002s_figures(paths):
-    """With two players a best response to the policy does at least as well as the fixed optimal player
-    of seed 002's Fig. 2 (rolled_ones_seat_win_rates): the policy seat wins at most as often, and the
-    optimal figures are the two-player ones."""
-    db = dicebase.open(paths["duckdb"])
+#: seed 002 (002_adf76725bcd1fb40.txt) Fig. 2: each policy's win rates against the optimal player minus optimal
+#: play's, summed over both seats
+FIG2 = {"roll_4_or_5_dice": -0.0536, "fixed_hold_at": -0.0268, "simple_ones_cases": -0.0201,
+        "keep_pace_end_race": -0.0100}
+
+
+def test_policy_costs_two_players_reproduce_seed_002(built_db):
+    """Seed 002's measure: the other seat keeps playing its optimal strategy.  With two players the equilibrium
+    reading (the default) equals the two-player table (rolled_ones_seat_win_rates, `rolled-ones gaps`) within
+    1e-12 in both seats, and its sums over the seats are seed 002's Fig. 2 figures (the real game, goal 50)."""
+    db = dicebase.open(built_db(("rolled_ones",)))
     rows = db.rolled_ones.n.policies(2)
-    fixed = {(g.policy, 1): g.p1_win for g in db.rolled_ones.gaps()} | {(g.policy, 2): g.p2_win
-                                                                        for g in db.rolled_ones.gaps()}
+    gaps = {g.policy: g for g in db.rolled_ones.gaps()}
     adv = db.rolled_ones.advantage()
-    assert len(rows) == 8
+    assert len(rows) == 8 and {r.mode for r in rows} == {"equilibrium"}
     for row in rows:
-        assert row.p_win <= fixed[(row.policy, row.seat)] + 1e-12
+        fixed = gaps[row.policy].p1_win if row.seat == 1 else gaps[row.policy].p2_win
+        assert abs(row.p_win - fixed) <= 1e-12, (row, fixed)
         assert abs(row.p_win_optimal - (adv.p1_win if row.seat == 1 else adv.p2_win)) <= 1e-12
-        assert row.cost > 0 and abs(row.cost - (row.p_win_optimal - row.p_win)) <= 1e-15
+        assert row.cycle_tuples == 0
+    for name, figure in FIG2.items():
+        total = sum(r.cost for r in rows if r.policy == name)
+        assert abs(-total - figure) <= 5e-4, (name, -total, figure)
+        assert abs(total + gaps[name].gap) <= 1e-12
 
 
-def test_policy_costs_three_players_equal_the_solver(paths, solutions):
+def test_best_responses_exploit_the_policy_two_players(paths, solutions):
+    """The second reading: the other seat best-responds.  It does at least as well against the policy as the
+    fixed optimal player (an optimal two-player strategy guarantees its value), so the policy seat wins at
+    most as often; the rows equal the fixed-seat solve."""
     from dicebase.builder.rolled_ones import nplayer_policies as npp
 
     db = dicebase.open(paths["duckdb"])
+    eq = {(r.policy, r.seat): r for r in db.rolled_ones.n.policies(2)}
+    br = {(r.policy, r.seat): r for r in db.rolled_ones.n.policies(2, mode="best_response")}
+    assert len(br) == 8 and {r.mode for r in br.values()} == {"best_response"}
+    for key, row in br.items():
+        assert row.p_win <= eq[key].p_win + 1e-12 and row.p_win_optimal == eq[key].p_win_optimal
+        assert row.cost > 0 and abs(row.cost - (row.p_win_optimal - row.p_win)) <= 1e-15
+    assert sum(eq[k].p_win - br[k].p_win for k in br) > 1e-4  # the readings differ
+    fixed = npp.solve_fixed(solutions[2].spec.rules, 2, "fixed_hold_at", 1)
+    assert abs(br[("fixed_hold_at", 2)].p_win - fixed.p_win) <= 1e-12
+
+
+def test_policy_costs_three_players_equal_the_evaluation(paths, solutions):
+    """Three players, the equilibrium reading: the stored rows equal the policy evaluation, and the same
+    evaluation with every seat on the stored play gives back every stored turn start within 1e-12, the cycle
+    tuples' mixed equilibria included."""
+    from dicebase.builder.rolled_ones import nplayer_policies as npp
+    from dicebase.builder.rolled_ones.policies import POLICIES
+
+    sol = solutions[3]
+    assert any(rec["kind"] == "mixed" for rec in sol.mixed)
+    ev = npp.against_equilibrium(sol, [(n, m) for n in POLICIES for m in range(3)] + [(None, m) for m in range(3)])
+    for m in range(3):
+        assert np.abs(ev.start[ev.plays.index((None, m))] - sol.start[:, :, m]).max() <= 1e-12
+    db = dicebase.open(paths["duckdb"])
     rows = {(r.policy, r.seat): r for r in db.rolled_ones.n.policies(3)}
-    assert len(rows) == 12
-    optimal = solutions[3].start_at((0, 0, 0))[0]
     seats = db.rolled_ones.seats(3)
-    for name, seat in (("keep_pace_end_race", 1), ("roll_4_or_5_dice", 3)):
-        sol = npp.solve_fixed(solutions[3].spec.rules, 3, name, seat - 1)
-        assert abs(rows[(name, seat)].p_win - sol.p_win) <= 1e-12
-        assert abs(rows[(name, seat)].p_win_optimal - optimal[seat - 1]) <= 1e-12
-        assert abs(rows[(name, seat)].p_win_optimal - seats[seat - 1].p_win) <= 1e-12
+    assert len(rows) == 12
+    for (name, seat), row in rows.items():
+        assert abs(row.p_win - ev.p_win(name, seat - 1)) <= 1e-12
+        assert abs(row.p_win_optimal - seats[seat - 1].p_win) <= 1e-12
+        assert row.cost > 0
     # the simplest policy costs the most in every seat
     for seat in (1, 2, 3):
         assert rows[("roll_4_or_5_dice", seat)].cost == max(r.cost for (n, s), r in rows.items() if s == seat)
@@ -181,12 +219,29 @@ def test_policies_command(paths, run_cli):
         code, out, err = run_cli(["rolled-ones", "policies", "--players", "3", "--json", "--db", str(paths[kind])])
         assert code == 0, err
         docs.append(json.loads(out))
-    assert docs[0] == docs[1] and len(docs[0]) == 12
+    assert docs[0] == docs[1] and len(docs[0]) == 12 and {d["mode"] for d in docs[0]} == {"equilibrium"}
     code, out, err = run_cli(["rolled-ones", "policies", "--db", str(paths["duckdb"])])
-    assert code == 0 and "3 players, simple_ones_cases: mean cost over the seats" in out
+    assert code == 0 and "3 players, simple_ones_cases (equilibrium): mean cost over the seats" in out
+    code, out, err = run_cli(["rolled-ones", "policies", "--players", "2", "--mode", "best_response", "--json",
+                              "--db", str(paths["sqlite"])])
+    assert code == 0 and {d["mode"] for d in json.loads(out)} == {"best_response"}
+    code, out, err = run_cli(["rolled-ones", "policies", "--mode", "exploit", "--db", str(paths["duckdb"])])
+    assert code == 2 and len(err.strip().splitlines()) == 1, err
+
+
+def test_policy_modes_agree_across_layers():
+    from dicebase.builder.rolled_ones.nplayer_policies import MODES
+    from dicebase.cli.rolled_ones import POLICY_MODES as cli_modes
+    from dicebase.rules.rolled_ones import POLICY_MODES
+
+    assert MODES == POLICY_MODES == cli_modes == ("equilibrium", "best_response")
 
 
 def test_policies_not_built_names_the_rebuild(built_db, run_cli):
-    path = built_db(("rolled_ones",), "duckdb", {"rolled_ones": {"goal": GOAL, "players": [2, 3]}})
-    code, out, err = run_cli(["rolled-ones", "policies", "--players", "3", "--db", str(path)])
-    assert code != 0 and "policy_players" in err and len(err.strip().splitlines()) == 1, err
+    """The default test build (goal 50, two players) has the equilibrium reading only."""
+    path = built_db(("rolled_ones",))
+    code, out, err = run_cli(["rolled-ones", "policies", "--players", "2", "--mode", "best_response", "--db",
+                              str(path)])
+    assert code != 0 and "policy_best_response_players" in err and len(err.strip().splitlines()) == 1, err
+    with dicebase.open(path) as db, pytest.raises(BadInput, match="mode must be one of"):
+        db.rolled_ones.n.policies(2, mode="exploit")

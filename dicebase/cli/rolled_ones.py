@@ -320,37 +320,49 @@ def compensation(players, variant, db_path, fmt, as_json):
                    f"{answer.uncompensated_deviation:.6f} without")
 
 
+#: The readings of ``policies --mode``; equal to dicebase.rules.rolled_ones.POLICY_MODES (tested), kept here so
+#: the CLI module stays light at start-up.
+POLICY_MODES = ("equilibrium", "best_response")
+
+
 @group.command()
 @_players_option(False)
+@click.option("--mode", type=click.Choice(POLICY_MODES), default="equilibrium", show_default=True,
+              help="How the other seats play: equilibrium (they keep the stored equilibrium and do not adapt, as "
+                   "seed 002 measures) or best_response (they exploit the policy).")
 @_variant_option
 @db_option
 @output_option
-def policies(players, variant, db_path, fmt, as_json):
+def policies(players, mode, variant, db_path, fmt, as_json):
     """N players: what each of seed 002's human policies costs the seat that uses it.
 
-    One seat plays the policy, every other seat best-responds (maximises its
-    own win probability knowing the policy). p_win: the policy seat's win
-    probability from the start; p_win_optimal: the seat's when every seat
-    plays the equilibrium; cost = p_win_optimal - p_win. For N players the
-    last seat plays the policy's player 2 cases, the others its player 1
-    cases, and "opponent" is the leading other player (docs/n_players.md).
-    With two players the best response does at least as well against the
-    policy as the fixed optimal player of `rolled-ones gaps`. New,
-    unpublished results.
+    One seat plays the policy, the other seats play optimally, in one of two
+    readings (--mode): equilibrium (the default; seed 002's measure) - they
+    keep playing the stored equilibrium, they do not adapt to the policy;
+    best_response - each maximises its own win probability knowing the
+    policy, it exploits it. p_win: the policy seat's win probability from the
+    start; p_win_optimal: the seat's when every seat plays the equilibrium;
+    cost = p_win_optimal - p_win. With two players the equilibrium reading is
+    `rolled-ones gaps`' (seed 002's Fig. 2), and a best response wins at least
+    as often against the policy. For N players the last seat plays the
+    policy's player 2 cases, the others its player 1 cases, and "opponent" is
+    the leading other player (docs/n_players.md). New, unpublished results
+    for three or more players.
 
     Example:
 
     \b
         dicebase rolled-ones policies --players 2
-        dicebase rolled-ones policies --json
+        dicebase rolled-ones policies --players 3 --mode best_response --json
     """
     fmt = resolve_format(fmt, as_json)
     with open_db(db_path) as db:
-        rows = db.rolled_ones.n.policies(players, variant=variant)
+        rows = db.rolled_ones.n.policies(players, variant=variant, mode=mode)
     emit([r.as_dict() for r in rows], fmt)
     if fmt == "table":
         sums: dict = {}
         for r in rows:
             sums.setdefault((r.players, r.policy), []).append(r.cost)
         for (n, name), costs in sums.items():
-            click.echo(f"{n} players, {name}: mean cost over the seats {sum(costs) / len(costs):.6f}")
+            click.echo(f"{n} players, {name} ({mode}): mean cost over the seats {sum(costs) / len(costs):.6f}, "
+                       f"sum {sum(costs):.6f}")

@@ -28,7 +28,7 @@ from dicebase.query.base import BadInput, NotInDatabase, clip, whole_number
 from dicebase.query.blocks import Found
 from dicebase.query.metadata import has_relation
 from dicebase.rules.rolled_ones import (
-    DEFAULT_OPTIONS, MAX_PLAYERS, PLAYER_COUNTS, Rules, final_totals, reachable_turns,
+    DEFAULT_OPTIONS, MAX_PLAYERS, PLAYER_COUNTS, POLICY_MODES, Rules, final_totals, reachable_turns,
 )
 
 WINS = ", ".join(layout.WINS)
@@ -121,10 +121,12 @@ class SeatWin:
 
 @dataclass(frozen=True)
 class PolicyCost:
-    """What one of seed 002's human policies costs the seat that uses it, the other seats best-responding."""
+    """What one of seed 002's human policies costs the seat that uses it, the other seats playing as ``mode``
+    says: ``equilibrium`` (they keep the stored equilibrium) or ``best_response`` (they exploit the policy)."""
 
     variant: str
     players: int
+    mode: str
     policy: str
     seat: int
     p_win: float
@@ -133,7 +135,8 @@ class PolicyCost:
     cycle_tuples: int
 
     def as_dict(self) -> dict:
-        return {"variant": self.variant, "players": self.players, "policy": self.policy, "seat": self.seat,
+        return {"variant": self.variant, "players": self.players, "mode": self.mode, "policy": self.policy,
+                "seat": self.seat,
                 "p_win": self.p_win, "p_win_optimal": self.p_win_optimal, "cost": self.cost,
                 "cycle_tuples": self.cycle_tuples}
 
@@ -576,10 +579,13 @@ class NPlayers:
         return Compensation(b.variant, n, tuple(int(x) for x in fair[:n]), tuple(float(x) for x in fair[n:2 * n]),
                             float(fair[-1]), tuple(float(x) for x in start[n:2 * n]), float(start[-1]))
 
-    def policies(self, players=None, variant: str | None = None) -> list[PolicyCost]:
-        """Seed 002's human policies with N players (rolled_ones_policy_costs): each policy in each seat, the
-        others best-responding, against the equilibrium; every N built, or ``players``."""
+    def policies(self, players=None, variant: str | None = None, mode: str = "equilibrium") -> list[PolicyCost]:
+        """Seed 002's human policies with N players (rolled_ones_policy_costs): each policy in each seat against
+        the equilibrium, the other seats playing as ``mode`` says (:data:`POLICY_MODES`: ``equilibrium``, they
+        keep the stored equilibrium; ``best_response``, they exploit the policy); every N built, or ``players``."""
         v = self.q.variant(variant)
+        if mode not in POLICY_MODES:
+            raise BadInput(f"mode must be one of {', '.join(POLICY_MODES)}, got {mode!r}")
         n = None
         if players is not None:
             n = whole_number(players, "players")
@@ -587,15 +593,17 @@ class NPlayers:
                 raise BadInput(f"players must be {PLAYER_COUNTS[0]}..{PLAYER_COUNTS[-1]}, got {n}")
             self.block(n, v.name)
         rows = []
-        if has_relation(self.db, "rolled_ones_policy_costs"):
+        if has_relation(self.db, "rolled_ones_policy_costs") and "mode" in self.db.columns(
+                "SELECT * FROM rolled_ones_policy_costs LIMIT 0")[0]:
             rows = self.db.fetchall(
                 "SELECT players, policy, seat, p_win, p_win_optimal, cost, cycle_tuples FROM rolled_ones_policy_costs "
-                "WHERE variant = ? ORDER BY players, policy, seat", (v.name,))
-        got = [PolicyCost(v.name, int(a), str(pol), int(s), float(w), float(o), float(c), int(cy))
+                "WHERE variant = ? AND mode = ? ORDER BY players, policy, seat", (v.name, mode))
+        got = [PolicyCost(v.name, int(a), mode, str(pol), int(s), float(w), float(o), float(c), int(cy))
                for a, pol, s, w, o, c, cy in rows if n is None or int(a) == n]
         if not got:
             counts = sorted({c for name, c in self.built if name == v.name} | ({n} if n else set())) or [2, 3]
+            key = "policy_players" if mode == "equilibrium" else "policy_best_response_players"
             raise NotInDatabase(
-                f"no human-policy costs{f' for {n} players' if n else ''} in {v.name}; rebuild with: "
-                f"{self.q.rebuild_command_with(players=counts, policy_players=[n] if n else [2])}")
+                f"no human-policy costs ({mode}){f' for {n} players' if n else ''} in {v.name}; rebuild with: "
+                f"{self.q.rebuild_command_with(players=counts, **{key: [n] if n else [2]})}")
         return got

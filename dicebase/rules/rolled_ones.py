@@ -224,16 +224,20 @@ DEFAULT_OPTIONS = {
     # numbers of players whose N-player tables (rolled_ones_turn_starts ...) are built for every variant;
     # 4 players takes minutes and about 1 GB (docs/n_players.md): -o rolled-ones.players=[2,3,4]
     "players": [2, 3],
-    # numbers of players (each also in "players") whose cost of seed 002's human policies is solved
-    # (rolled_ones_policy_costs: one solve per policy and seat, the others best-responding); 3 players take
-    # 12 solves of 5-15 s at goal 50 (docs/n_players.md): -o rolled-ones.policy_players=[2,3]
-    "policy_players": [2],
+    # numbers of players (each also in "players") whose cost of seed 002's human policies is computed
+    # (rolled_ones_policy_costs) in the reading "equilibrium": the other seats keep playing the stored
+    # equilibrium, one policy evaluation per count (3 players at goal 50: about 6 s; docs/n_players.md)
+    "policy_players": [2, 3],
+    # ... and in the reading "best_response": the other seats exploit the policy, one solve per policy and
+    # seat (3 players: 12 solves, about 100 s at goal 50): -o rolled-ones.policy_best_response_players=[2,3]
+    "policy_best_response_players": [2],
 }
 
 #: The tests check seed 002's figures in the database, so they build the real game (its N-player tables
-#: for 2 players only: the 3-player tests build a smaller goal, tests/test_rolled_ones_nplayer_db.py).
+#: for 2 players only, with the human policies against the stored equilibrium: the 3-player tests build a
+#: smaller goal, tests/test_rolled_ones_nplayer_db.py).
 TEST_OPTIONS = {**{k: v for k, v in DEFAULT_OPTIONS.items() if k != "house_rules"}, "players": [2],
-                "policy_players": []}
+                "policy_players": [2], "policy_best_response_players": []}
 
 #: ``-o rolled-ones.players=...``'s help, for the docs and the size message.
 PLAYERS_HELP = (
@@ -305,9 +309,13 @@ def _check_size(values: dict, what: str) -> None:
 
 
 def player_counts(options: dict, key: str = "players") -> tuple[int, ...]:
-    """The ``players`` build option (or ``policy_players``, ``key``) as a sorted tuple of player counts
-    (ValueError, one line, if bad): a list of distinct whole numbers in :data:`PLAYER_COUNTS`, or one such
-    number; ``policy_players`` only counts that ``players`` lists."""
+    """The ``players`` build option (or ``policy_players``, ``policy_best_response_players``: ``key``) as a
+    sorted tuple of player counts (ValueError, one line, if bad): a list of distinct whole numbers in
+    :data:`PLAYER_COUNTS`, or one such number; the policy options list only counts that ``players`` lists (left
+    at their defaults, the defaults' counts that ``players`` lists)."""
+    if key != "players" and options.get(key, DEFAULT_OPTIONS[key]) == DEFAULT_OPTIONS[key]:
+        # the default: its counts that players builds (so -o rolled-ones.players=[2] needs no other option)
+        return tuple(n for n in sorted(DEFAULT_OPTIONS[key]) if n in player_counts(options))
     value = options.get(key, DEFAULT_OPTIONS[key])
     items = [value] if isinstance(value, int) and not isinstance(value, bool) else value
     allowed = f"{PLAYER_COUNTS[0]}..{PLAYER_COUNTS[-1]}"
@@ -318,18 +326,26 @@ def player_counts(options: dict, key: str = "players") -> tuple[int, ...]:
         raise ValueError(f"rolled-ones.{key} must be {allowed} each (the tables have {MAX_PLAYERS} seats), got {bad[0]}")
     if len(set(items)) != len(items):
         raise ValueError(f"rolled-ones.{key} lists a number twice: {value!r}")
-    if key == "policy_players":
+    if key != "players":
         solved = player_counts(options)
         missing = [n for n in items if n not in solved]
         if missing:
-            raise ValueError(f"rolled-ones.policy_players lists {missing[0]} players, which rolled-ones.players does "
+            raise ValueError(f"rolled-ones.{key} lists {missing[0]} players, which rolled-ones.players does "
                              f"not build ({list(solved)})")
     return tuple(sorted(items))
 
 
-def policy_player_counts(options: dict) -> tuple[int, ...]:
-    """The ``policy_players`` build option: numbers of players whose human-policy costs are solved."""
-    return player_counts(options, "policy_players")
+#: The readings of "the other seats play optimally" for seed 002's human policies (rolled_ones_policy_costs.mode):
+#: they keep playing the stored equilibrium (do not adapt; seed 002's measure, the default) or they best-respond
+#: to the policy (exploit it).
+POLICY_MODES = ("equilibrium", "best_response")
+
+
+def policy_player_counts(options: dict, mode: str = "equilibrium") -> tuple[int, ...]:
+    """Numbers of players whose human-policy costs are computed in reading ``mode``: the build options
+    ``policy_players`` (``equilibrium``) and ``policy_best_response_players`` (``best_response``)."""
+    return player_counts(options, {"equilibrium": "policy_players",
+                                   "best_response": "policy_best_response_players"}[mode])
 
 
 def _check_nplayer_size(goal: int, players: tuple[int, ...], what: str) -> None:
@@ -366,6 +382,7 @@ def validate_options(options: dict) -> None:
         raise ValueError(f"rolled-ones.{bad[0]} {bad[1]}")
     players = player_counts(options)
     policy_player_counts(options)
+    policy_player_counts(options, "best_response")
     house = variants(options)[1:]
     _check_size(values, "")
     _check_nplayer_size(values["goal"], players, "")

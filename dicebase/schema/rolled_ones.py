@@ -475,22 +475,27 @@ rolled_ones_policy_costs = table(
     "rolled_ones_policy_costs",
     GAME,
     "N players: what each of seed 002's human policies costs the seat that uses it when the other seats play "
-    "optimally against it (each best-responds, knowing the policy): the seat's win probability from the start with "
-    "the policy, against its win probability when every seat plays the equilibrium. Read for N players: the last "
-    "seat plays the policy's player 2 cases, the others its player 1 cases, 'opponent' is the leading other "
-    "player, and a final turn rolls until above the bar, then holds (docs/n_players.md). New, unpublished results.",
+    "optimally, in two readings (mode): 'equilibrium', the other seats keep playing the stored equilibrium (they do "
+    "not adapt to the policy; with two players seed 002's Fig. 2 measure, equal to rolled_ones_seat_win_rates), "
+    "and 'best_response', each other seat best-responds, knowing the policy (it exploits the policy). The seat's "
+    "win probability from the start with the policy, against its win probability when every seat plays the "
+    "equilibrium. Read for N players: the last seat plays the policy's player 2 cases, the others its player 1 "
+    "cases, 'opponent' is the leading other player, and a final turn rolls until above the bar, then holds "
+    "(docs/n_players.md). New, unpublished results for three or more players.",
     _key("variant", String, VARIANT),
     _key("players", SmallInteger, PLAYERS),
+    _key("mode", String, "how the other seats play: 'equilibrium' (they keep the stored equilibrium, do not adapt) "
+         "or 'best_response' (they exploit the policy)"),
     _key("policy", String, "seed 002's human-playable policy, see rolled_ones_policies"),
     _key("seat", SmallInteger, "the seat that plays the policy, 1..players (seat 1 moves first)"),
     _val("p_win", Double, "the policy seat's win probability from the start (every score 0), the other seats "
-         "best-responding, " + PROB),
+         "playing as mode says, " + PROB),
     _val("p_win_optimal", Double, "the seat's win probability from the start when every seat plays the stored "
          "equilibrium (rolled_ones_seat_wins), " + PROB),
     _val("cost", Double, "p_win_optimal - p_win: the win probability the policy costs its seat, probability "
          "difference (positive = a loss)"),
-    _val("cycle_tuples", Integer, "score tuples where the best-responding seats' policies cycled (an equilibrium "
-         "among them selected as in rolled_ones_cycle_tuples)"),
+    _val("cycle_tuples", Integer, "best_response: score tuples where the best-responding seats' policies cycled (an "
+         "equilibrium among them selected as in rolled_ones_cycle_tuples); equilibrium: 0 (nothing is searched)"),
 )
 
 _pc = rolled_ones_policy_costs
@@ -498,11 +503,14 @@ rolled_ones_policy_cost_means = View(
     "rolled_ones_policy_cost_means",
     GAME,
     "N players: each human policy's cost averaged over the seats (a player who does not know its seat), and the sum "
-    "over the seats (with two players seed 002 Fig. 2's measure, with the sign reversed).",
-    select(_pc.c.variant, _pc.c.players, _pc.c.policy, func.avg(_pc.c.cost, type_=Double).label("mean_cost"),
+    "over the seats (with two players and mode 'equilibrium' seed 002 Fig. 2's measure, with the sign reversed), "
+    "in each reading (mode).",
+    select(_pc.c.variant, _pc.c.players, _pc.c.mode, _pc.c.policy,
+           func.avg(_pc.c.cost, type_=Double).label("mean_cost"),
            func.sum(_pc.c.cost, type_=Double).label("total_cost"))
-    .group_by(_pc.c.variant, _pc.c.players, _pc.c.policy),
-    {"variant": VARIANT, "players": PLAYERS, "policy": "seed 002's human-playable policy",
+    .group_by(_pc.c.variant, _pc.c.players, _pc.c.mode, _pc.c.policy),
+    {"variant": VARIANT, "players": PLAYERS, "mode": "how the other seats play (see rolled_ones_policy_costs)",
+     "policy": "seed 002's human-playable policy",
      "mean_cost": "the mean over the seats of p_win_optimal - p_win, probability difference",
      "total_cost": "the sum over the seats of p_win_optimal - p_win, probability difference"},
 )

@@ -55,12 +55,13 @@ def build(ctx, options: dict) -> None:
     """Solve every variant (the options' own and each house rule set), in name order (key order)."""
     players = player_counts(options)
     policy_players = policy_player_counts(options)
+    best_response_players = policy_player_counts(options, "best_response")
     for name, rules, komi_max in sorted(variants(options), key=lambda v: v[0]):
         build_variant(ctx, name, rules, komi_max)
         if players:  # N players (issue 21): rolled_ones_turn_starts ... (dicebase.builder.rolled_ones.nplayer_build)
             from dicebase.builder.rolled_ones.nplayer_build import build_players
 
-            build_players(ctx, name, rules, players, policy_players)
+            build_players(ctx, name, rules, players, policy_players, best_response_players)
 
 
 def build_variant(ctx, name: str, rules: Rules, komi_max: int) -> None:

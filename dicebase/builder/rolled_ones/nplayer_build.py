@@ -33,9 +33,12 @@ def _digits(idx: np.ndarray, goal: int, width: int) -> list[np.ndarray]:
     return [(idx // goal ** (width - 1 - d)) % goal for d in range(width)]
 
 
-def build_players(ctx, name: str, rules: Rules, players: tuple[int, ...], policy_players: tuple[int, ...] = ()) -> None:
+def build_players(ctx, name: str, rules: Rules, players: tuple[int, ...], policy_players: tuple[int, ...] = (),
+                  best_response_players: tuple[int, ...] = ()) -> None:
     """Solve and write the N-player blocks of variant ``name`` for each count in ``players``, and the
-    human-policy costs (``rolled_ones_policy_costs``, :mod:`.nplayer_policies`) for each in ``policy_players``."""
+    human-policy costs (``rolled_ones_policy_costs``, :mod:`.nplayer_policies`) for each count in
+    ``policy_players`` (the others keep the stored equilibrium) and ``best_response_players`` (the others
+    best-respond)."""
     for N in players:
         nrules = nplayer_rules(rules, N)
         with ctx.step(f"{name}: {N} players (turn starts, final round, policy cycles)"):
@@ -59,34 +62,52 @@ def build_players(ctx, name: str, rules: Rules, players: tuple[int, ...], policy
             "p_win_seats": [float(x) for x in sol.start_at((0,) * N)[0]],
             "seconds": {"final_round": stats["seconds_final_round"], "levels": stats["seconds_levels"]},
         })
-        if N in policy_players:
-            write_policy_costs(ctx, name, nrules, N, sol.start_at((0,) * N)[0])
+        modes = [m for m, counts in (("equilibrium", policy_players), ("best_response", best_response_players))
+                 if N in counts]
+        if modes:
+            write_policy_costs(ctx, name, sol, modes)
 
 
-def write_policy_costs(ctx, name: str, nrules: Rules, N: int, optimal) -> None:
-    """Each seed 002 human policy in each seat, the others best-responding (``rolled_ones_policy_costs``)."""
+#: What each reading of ``rolled_ones_policy_costs`` takes for N players (the build step's title).
+_STEP = {"equilibrium": "against the stored equilibrium (one evaluation pass)",
+         "best_response": "against best responses ({solves} solves)"}
+_OPPONENTS = {"equilibrium": "the stored equilibrium: each other seat keeps playing its stored strategy (mixing "
+                             "included), it does not adapt to the policy (seed 002's measure)",
+              "best_response": "best responses: each other seat maximises its own win probability, knowing the policy"}
+
+
+def write_policy_costs(ctx, name: str, sol: nplayer.Solution, modes) -> None:
+    """Each seed 002 human policy in each seat of ``sol``'s game, in each reading of ``modes``
+    (``rolled_ones_policy_costs``; :data:`.nplayer_policies.MODES`)."""
     from dicebase.builder.rolled_ones.nplayer_policies import policy_costs
+    from dicebase.builder.rolled_ones.policies import POLICIES
 
-    with ctx.step(f"{name}: {N} players, seed 002's human policies against best responses ({4 * N} solves)"):
-        rows, stats = policy_costs(nrules, N, optimal=optimal)
-    rows.sort(key=lambda row: (row.policy, row.seat))
+    N = sol.spec.players
+    rows = []
+    for mode in modes:
+        title = _STEP[mode].format(solves=len(POLICIES) * N)
+        with ctx.step(f"{name}: {N} players, seed 002's human policies {title}"):
+            got, stats = policy_costs(sol.spec.rules, N, mode=mode, solution=sol)
+        rows += got
+        first = stats["solves"][0]
+        ctx.note(f"{name}.players{N}.policy_costs.{mode}", {
+            "opponents": _OPPONENTS[mode],
+            "policy_turn_total_bound": first["policy_turn_total_bound"],
+            "tail_error_bound": first["tail_error_bound"],
+            "score_cap": first["score_cap"],
+            "cycle_tuples": sum(s.get("cycle_tuples", 0) for s in stats["solves"]),
+            "seconds": round(sum(s["seconds"] for s in stats["solves"]), 3),
+        })
+    rows.sort(key=lambda row: (row.mode, row.policy, row.seat))
     ctx.write("rolled_ones_policy_costs", {
         "variant": name, "players": N,
+        "mode": np.array([row.mode for row in rows], dtype=object),
         "policy": np.array([row.policy for row in rows], dtype=object),
         "seat": np.array([row.seat for row in rows]),
         "p_win": np.array([row.p_win for row in rows]),
         "p_win_optimal": np.array([row.p_win_optimal for row in rows]),
         "cost": np.array([row.cost for row in rows]),
         "cycle_tuples": np.array([row.cycle_tuples for row in rows]),
-    })
-    first = stats["solves"][0]
-    ctx.note(f"{name}.players{N}.policy_costs", {
-        "opponents": "best responses (each other seat maximises its own win probability, knowing the policy)",
-        "policy_turn_total_bound": first["policy_turn_total_bound"],
-        "tail_error_bound": first["tail_error_bound"],
-        "score_cap": first["score_cap"],
-        "cycle_tuples": sum(s["cycle_tuples"] for s in stats["solves"]),
-        "seconds": round(sum(s["seconds"] for s in stats["solves"]), 3),
     })
 
 

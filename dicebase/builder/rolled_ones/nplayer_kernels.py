@@ -82,6 +82,14 @@ def final_tables_piece(R, j, N, G, C, L, tol, tmax, XR, Q0, out_p, out_g, out_o,
                     FA[R, ti, o, i] = h[i]
                 Fc[R, ti, o] = 0.0
                 FR[R, ti, o] = False
+    final_phi(R, j, N, G, L, XR, Q0, phi, phi_off, phi_rows, FA, Fc, W)
+
+
+@njit(cache=True)
+def final_phi(R, j, N, G, L, XR, Q0, phi, phi_off, phi_rows, FA, Fc, W):
+    """``Phi_j(X; s_j, R)`` for every bar ``X = G .. G + XR - 1`` and every ``s_j < G`` from seat ``j``'s
+    free region (``FA``, ``Fc``) and the first-passage table ``Q0[d, r - 1, o']`` (``d = X - s_j``)."""
+    nf = N - j
     D = Q0.shape[1]
     stride_j = phi_rows[j] // G  # G ** (N - 1 - j)
     for X in range(G, G + XR):
@@ -294,133 +302,5 @@ def solve_tuples(tuples, N, G, K, D, L, tol, maxit, stride, reach, out_p, out_g,
             st, ev = solve_tuple(tuples[t], N, G, K, D, L, tol, maxit, stride, reach, out_p, out_g, out_o,
                                  out_n, p_end, start, phi, phi_off, phi_rows, H, A, c, dec, SA, Sc, T,
                                  beta, ivl, hist, out[t])
-            status[t] = st
-            evals[t] = ev
-
-
-# --------------------------------------------------------------------------- one seat's policy fixed
-@njit(cache=True)
-def turn_fixed(m, N, KH, D, L, reach, out_p, out_g, out_o, out_n, p_end, H, roll, A, c):
-    """Seat ``m``'s turn played by the fixed decisions ``roll[k, o]`` (``k <= KH``; beyond ``KH`` it holds):
-    every state's value as ``A[k, o, :] + c[k, o] * T_next`` (``T_next`` the next seat's turn start).  The
-    counterpart of :func:`turn_dp` for a seat that does not best-respond (nplayer_policies)."""
-    for k in range(KH + D, KH, -1):
-        for o in range(L):
-            for i in range(N):
-                A[k, o, i] = H[m, k, i]
-            c[k, o] = 0.0
-    for k in range(KH, -1, -1):
-        for o in range(L):
-            if not reach[k, o]:
-                continue
-            if k > 0 and not roll[k, o]:
-                for i in range(N):
-                    A[k, o, i] = H[m, k, i]
-                c[k, o] = 0.0
-                continue
-            for i in range(N):
-                A[k, o, i] = 0.0
-            rc = p_end[o]
-            for q in range(out_n[o]):
-                p = out_p[o, q]
-                kk = k + out_g[o, q]
-                o2 = out_o[o, q]
-                for i in range(N):
-                    A[k, o, i] += p * A[kk, o2, i]
-                rc += p * c[kk, o2]
-            c[k, o] = rc
-
-
-@njit(cache=True)
-def solve_tuple_fixed(idx, h, hdec, N, G, K, KH, D, L, tol, maxit, stride, reach, out_p, out_g, out_o, out_n,
-                      p_end, start, phi, phi_off, phi_rows, H, A, c, dec, SA, Sc, T, beta, ivl, hist, out):
-    """:func:`solve_tuple` with seat ``h``'s play fixed: its turn follows ``hdec[s_h, lead, k, o]`` (``lead`` the
-    highest other score; turn totals up to ``KH``) and is evaluated once; the other seats best-respond by
-    policy iteration (seat ``h``'s interval of ``beta`` is unbounded).  Returns ``(status, evaluations)``."""
-    fill_hold(idx, N, G, KH, D, stride, start, phi, phi_off, phi_rows, H)
-    initial_beta(idx, N, G, stride, start, beta)
-    sh = (idx // stride[h]) % G
-    lead = 0
-    for n in range(N):
-        if n != h:
-            s = (idx // stride[n]) % G
-            if s > lead:
-                lead = s
-    turn_fixed(h, N, KH, D, L, reach, out_p, out_g, out_o, out_n, p_end, H, hdec[sh, lead], A, c)
-    ah = np.empty(N)
-    for e in range(N):
-        ah[e] = A[0, 0, e]
-    ch = c[0, 0]
-    evals = 1
-    for it in range(maxit):
-        for m in range(N):
-            if m == h:
-                for e in range(N):
-                    SA[m, e] = ah[e]
-                Sc[m] = ch
-                ivl[m, 0] = -np.inf
-                ivl[m, 1] = np.inf
-            else:
-                turn_dp(m, beta[m], N, K, D, L, tol, reach, out_p, out_g, out_o, out_n, p_end,
-                        H, A, c, dec, ivl[m])
-                evals += 1
-                for e in range(N):
-                    SA[m, e] = A[0, 0, e]
-                Sc[m] = c[0, 0]
-            for e in range(N):
-                hist[it, m, e] = SA[m, e]
-            hist[it, m, N] = Sc[m]
-        for p in range(it - 1, -1, -1):
-            same = True
-            for m in range(N):
-                for e in range(N + 1):
-                    if hist[p, m, e] != hist[it, m, e]:
-                        same = False
-                        break
-                if not same:
-                    break
-            if same:
-                if p == it - 1:
-                    for m in range(N):
-                        for e in range(N):
-                            out[m, e] = T[m, e]
-                    return CONVERGED, evals
-                return CYCLE, evals
-        solve_cycle(N, SA, Sc, T)
-        ok = True
-        for m in range(N):
-            b = T[(m + 1) % N, m]
-            if not (b > ivl[m, 0] and b <= ivl[m, 1]):
-                ok = False
-            beta[m] = b
-        if ok:
-            for m in range(N):
-                for e in range(N):
-                    out[m, e] = T[m, e]
-            return CONVERGED, evals
-    return NO_CONVERGENCE, evals
-
-
-@njit(cache=True, parallel=True)
-def solve_tuples_fixed(tuples, h, hdec, N, G, K, KH, D, L, tol, maxit, stride, reach, out_p, out_g, out_o, out_n,
-                       p_end, start, phi, phi_off, phi_rows, out, status, evals, workers):
-    """:func:`solve_tuple_fixed` for every tuple of a chunk of one level (independent pieces)."""
-    n = tuples.shape[0]
-    Wk = max(1, min(workers, n))
-    for w in prange(Wk):
-        H = np.empty((N, KH + D + 1, N))
-        A = np.empty((KH + D + 1, L, N))
-        c = np.empty((KH + D + 1, L))
-        dec = np.zeros((K + 1, L), dtype=np.bool_)
-        SA = np.empty((N, N))
-        Sc = np.empty(N)
-        T = np.zeros((N, N))
-        beta = np.empty(N)
-        ivl = np.empty((N, 2))
-        hist = np.empty((maxit, N, N + 1))
-        for t in range(w, n, Wk):
-            st, ev = solve_tuple_fixed(tuples[t], h, hdec, N, G, K, KH, D, L, tol, maxit, stride, reach, out_p,
-                                       out_g, out_o, out_n, p_end, start, phi, phi_off, phi_rows, H, A, c, dec, SA,
-                                       Sc, T, beta, ivl, hist, out[t])
             status[t] = st
             evals[t] = ev

@@ -1,0 +1,379 @@
+"""Compiled kernels of seed 002's human policies with N players (:mod:`.nplayer_policies`): the
+fixed-seat solve (one seat plays a policy, the others best-respond) and the policy evaluation (one
+seat plays a policy, the others keep playing the stored equilibrium).  Module-level functions only,
+for numba's on-disk cache; the conventions (tuple indices, ``start``, the final-round tables, roll
+outcomes) are those of :mod:`.nplayer_kernels`.  Each tuple is computed by the same operations
+whatever the thread count or the chunking: bit-identical results.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+from dicebase.builder.equilibrium_kernels import CONVERGED, CYCLE, NO_CONVERGENCE, initial_beta, solve_cycle
+from dicebase.builder.rolled_ones.nplayer_kernels import fill_hold, final_phi, turn_dp
+
+
+# --------------------------------------------------------------------------- best responses to a fixed seat
+@njit(cache=True)
+def turn_fixed(m, N, KH, D, L, reach, out_p, out_g, out_o, out_n, p_end, H, roll, A, c):
+    """Seat ``m``'s turn played by the fixed decisions ``roll[k, o]`` (``k <= KH``; beyond ``KH`` it holds):
+    every state's value as ``A[k, o, :] + c[k, o] * T_next`` (``T_next`` the next seat's turn start).  The
+    counterpart of :func:`turn_dp` for a seat that does not best-respond (nplayer_policies)."""
+    for k in range(KH + D, KH, -1):
+        for o in range(L):
+            for i in range(N):
+                A[k, o, i] = H[m, k, i]
+            c[k, o] = 0.0
+    for k in range(KH, -1, -1):
+        for o in range(L):
+            if not reach[k, o]:
+                continue
+            if k > 0 and not roll[k, o]:
+                for i in range(N):
+                    A[k, o, i] = H[m, k, i]
+                c[k, o] = 0.0
+                continue
+            for i in range(N):
+                A[k, o, i] = 0.0
+            rc = p_end[o]
+            for q in range(out_n[o]):
+                p = out_p[o, q]
+                kk = k + out_g[o, q]
+                o2 = out_o[o, q]
+                for i in range(N):
+                    A[k, o, i] += p * A[kk, o2, i]
+                rc += p * c[kk, o2]
+            c[k, o] = rc
+
+
+@njit(cache=True)
+def solve_tuple_fixed(idx, h, hdec, N, G, K, KH, D, L, tol, maxit, stride, reach, out_p, out_g, out_o, out_n,
+                      p_end, start, phi, phi_off, phi_rows, H, A, c, dec, SA, Sc, T, beta, ivl, hist, out):
+    """:func:`solve_tuple` with seat ``h``'s play fixed: its turn follows ``hdec[s_h, lead, k, o]`` (``lead`` the
+    highest other score; turn totals up to ``KH``) and is evaluated once; the other seats best-respond by
+    policy iteration (seat ``h``'s interval of ``beta`` is unbounded).  Returns ``(status, evaluations)``."""
+    fill_hold(idx, N, G, KH, D, stride, start, phi, phi_off, phi_rows, H)
+    initial_beta(idx, N, G, stride, start, beta)
+    sh = (idx // stride[h]) % G
+    lead = 0
+    for n in range(N):
+        if n != h:
+            s = (idx // stride[n]) % G
+            if s > lead:
+                lead = s
+    turn_fixed(h, N, KH, D, L, reach, out_p, out_g, out_o, out_n, p_end, H, hdec[sh, lead], A, c)
+    ah = np.empty(N)
+    for e in range(N):
+        ah[e] = A[0, 0, e]
+    ch = c[0, 0]
+    evals = 1
+    for it in range(maxit):
+        for m in range(N):
+            if m == h:
+                for e in range(N):
+                    SA[m, e] = ah[e]
+                Sc[m] = ch
+                ivl[m, 0] = -np.inf
+                ivl[m, 1] = np.inf
+            else:
+                turn_dp(m, beta[m], N, K, D, L, tol, reach, out_p, out_g, out_o, out_n, p_end,
+                        H, A, c, dec, ivl[m])
+                evals += 1
+                for e in range(N):
+                    SA[m, e] = A[0, 0, e]
+                Sc[m] = c[0, 0]
+            for e in range(N):
+                hist[it, m, e] = SA[m, e]
+            hist[it, m, N] = Sc[m]
+        for p in range(it - 1, -1, -1):
+            same = True
+            for m in range(N):
+                for e in range(N + 1):
+                    if hist[p, m, e] != hist[it, m, e]:
+                        same = False
+                        break
+                if not same:
+                    break
+            if same:
+                if p == it - 1:
+                    for m in range(N):
+                        for e in range(N):
+                            out[m, e] = T[m, e]
+                    return CONVERGED, evals
+                return CYCLE, evals
+        solve_cycle(N, SA, Sc, T)
+        ok = True
+        for m in range(N):
+            b = T[(m + 1) % N, m]
+            if not (b > ivl[m, 0] and b <= ivl[m, 1]):
+                ok = False
+            beta[m] = b
+        if ok:
+            for m in range(N):
+                for e in range(N):
+                    out[m, e] = T[m, e]
+            return CONVERGED, evals
+    return NO_CONVERGENCE, evals
+
+
+@njit(cache=True, parallel=True)
+def solve_tuples_fixed(tuples, h, hdec, N, G, K, KH, D, L, tol, maxit, stride, reach, out_p, out_g, out_o, out_n,
+                       p_end, start, phi, phi_off, phi_rows, out, status, evals, workers):
+    """:func:`solve_tuple_fixed` for every tuple of a chunk of one level (independent pieces)."""
+    n = tuples.shape[0]
+    Wk = max(1, min(workers, n))
+    for w in prange(Wk):
+        H = np.empty((N, KH + D + 1, N))
+        A = np.empty((KH + D + 1, L, N))
+        c = np.empty((KH + D + 1, L))
+        dec = np.zeros((K + 1, L), dtype=np.bool_)
+        SA = np.empty((N, N))
+        Sc = np.empty(N)
+        T = np.zeros((N, N))
+        beta = np.empty(N)
+        ivl = np.empty((N, 2))
+        hist = np.empty((maxit, N, N + 1))
+        for t in range(w, n, Wk):
+            st, ev = solve_tuple_fixed(tuples[t], h, hdec, N, G, K, KH, D, L, tol, maxit, stride, reach, out_p,
+                                       out_g, out_o, out_n, p_end, start, phi, phi_off, phi_rows, H, A, c, dec, SA,
+                                       Sc, T, beta, ivl, hist, out[t])
+            status[t] = st
+            evals[t] = ev
+
+
+# --------------------------------------------------------------------------- the others keep the equilibrium
+@njit(cache=True)
+def final_given_piece(R, j, N, G, L, tmax, XR, Q0, out_p, out_g, out_o, out_n, p_end, phi, phi_off, phi_rows,
+                      given, FA, Fc, W):
+    """:func:`.nplayer_kernels.final_tables_piece` with seat ``j``'s decisions above the bar given: it rolls at
+    ``(t, o)`` iff ``given[R, t - G - 1, o]`` (the stored equilibrium's, or never for a policy seat, which
+    holds as soon as it is above the bar).  ``given`` must be False where a roll would pass ``tmax``."""
+    nf = N - j
+    h = np.empty(nf)
+    for t in range(tmax, G, -1):
+        ti = t - G - 1
+        if j == N - 1:
+            h[0] = 1.0
+        else:
+            base = phi_off[j + 1] + ((t - G) * phi_rows[j + 1] + R) * nf
+            for i in range(nf):
+                h[i] = phi[base + i]
+        for o in range(L):
+            if not given[R, ti, o]:
+                for i in range(nf):
+                    FA[R, ti, o, i] = h[i]
+                Fc[R, ti, o] = 0.0
+                continue
+            for i in range(nf):
+                FA[R, ti, o, i] = 0.0
+            rc = p_end[o]
+            for q in range(out_n[o]):
+                p = out_p[o, q]
+                tt = t + out_g[o, q] - G - 1
+                o2 = out_o[o, q]
+                for i in range(nf):
+                    FA[R, ti, o, i] += p * FA[R, tt, o2, i]
+                rc += p * Fc[R, tt, o2]
+            Fc[R, ti, o] = rc
+    final_phi(R, j, N, G, L, XR, Q0, phi, phi_off, phi_rows, FA, Fc, W)
+
+
+@njit(cache=True, parallel=True)
+def final_tables_given(j, N, G, L, tmax, XR, Q0, out_p, out_g, out_o, out_n, p_end, phi, phi_off, phi_rows, given,
+                       FA, Fc, workers):
+    """:func:`final_given_piece` for every ``R`` (independent pieces, ``prange`` over workers)."""
+    nR = phi_rows[j] // G
+    Wk = min(workers, nR)
+    for w in prange(Wk):
+        W = np.empty(N - j)
+        for R in range(w, nR, Wk):
+            final_given_piece(R, j, N, G, L, tmax, XR, Q0, out_p, out_g, out_o, out_n, p_end, phi, phi_off,
+                              phi_rows, given, FA, Fc, W)
+
+
+@njit(cache=True)
+def stored_turn(m, K, D, L, tol, out_p, out_g, out_o, out_n, p_end, H, bust, mixq, v, q):
+    """The stored equilibrium's play of seat ``m``'s turn at the tuple of ``H`` (filled from the stored turn
+    starts), as the lookups compute it (:func:`.nplayer_lookups.turn_values`, the same operations on the
+    mover's entry): ``q[k, o]`` the probability of rolling (roll iff ``P_roll > P_hold + tol``; always at
+    ``k = 0``; ``mixq[k, o]`` where it is not NaN, the stored mixing); beyond ``K`` it holds.  ``bust``:
+    the mover's entry of the next seat's stored turn start; ``v``: scratch ``[K + D + 1, L]``."""
+    for k in range(K + D, K, -1):
+        for o in range(L):
+            v[k, o] = H[m, k, m]
+    for k in range(K, -1, -1):
+        hold = H[m, k, m]
+        for o in range(L):
+            pr = p_end[o] * bust
+            for qq in range(out_n[o]):
+                pr = pr + out_p[o, qq] * v[k + out_g[o, qq], out_o[o, qq]]
+            if k == 0:
+                r = 1.0
+            elif not np.isnan(mixq[k, o]):
+                r = mixq[k, o]
+            else:
+                r = 1.0 if pr > hold + tol else 0.0
+            q[k, o] = r
+            if r == 1.0:
+                v[k, o] = pr
+            elif r == 0.0:
+                v[k, o] = hold
+            else:
+                v[k, o] = r * pr + (1.0 - r) * hold
+
+
+@njit(cache=True)
+def occupancy(top, D, L, roll, out_p, out_g, out_o, out_n, p_end, M, w):
+    """A turn played with roll probabilities ``roll[k, o]`` (``k <= top``; always at ``k = 0``; beyond
+    ``top`` it holds), forward from ``(0, 0)``: ``w[k]`` the chance it ends holding at ``k`` (``1 <= k <=
+    top + D``); returns the chance it ends on the 1s limit.  The turn's value is then ``sum_k w[k] H[k] +
+    bust * T_next``: linear in the values it leads to.  ``M``: scratch ``[top + D + 1, L]``."""
+    for k in range(top + D + 1):
+        w[k] = 0.0
+        for o in range(L):
+            M[k, o] = 0.0
+    M[0, 0] = 1.0
+    bust = 0.0
+    for k in range(top + 1):
+        for o in range(L):
+            mass = M[k, o]
+            if mass == 0.0:
+                continue
+            r = 1.0 if k == 0 else roll[k, o]
+            if r < 1.0:
+                w[k] += (1.0 - r) * mass
+            if r > 0.0:
+                rm = r * mass
+                bust += rm * p_end[o]
+                for qq in range(out_n[o]):
+                    M[k + out_g[o, qq], out_o[o, qq]] += rm * out_p[o, qq]
+    for k in range(top + 1, top + D + 1):
+        for o in range(L):
+            w[k] += M[k, o]
+    return bust
+
+
+@njit(cache=True, parallel=True)
+def policy_occupancy(hdec, KH, D, L, out_p, out_g, out_o, out_n, p_end, wtab, ctab, workers):
+    """:func:`occupancy` of every policy turn: ``hdec[p, role, i, lead]`` (the decisions with own score ``i``
+    and highest other score ``lead``, turn totals up to ``KH``) gives ``wtab[p, role, i, lead, k]`` and
+    ``ctab[p, role, i, lead]`` (a policy turn depends on nothing else)."""
+    P, R, G = hdec.shape[0], hdec.shape[1], hdec.shape[2]
+    n = P * R * G * G
+    Wk = max(1, min(workers, n))
+    for w in prange(Wk):
+        M = np.empty((KH + D + 1, L))
+        roll = np.empty((KH + 1, L))
+        for x in range(w, n, Wk):
+            p, rest = divmod(x, R * G * G)
+            r, rest = divmod(rest, G * G)
+            i, lead = divmod(rest, G)
+            for k in range(KH + 1):
+                for o in range(L):
+                    roll[k, o] = 1.0 if hdec[p, r, i, lead, k, o] else 0.0
+            ctab[p, r, i, lead] = occupancy(KH, D, L, roll, out_p, out_g, out_o, out_n, p_end, M, wtab[p, r, i, lead])
+
+
+@njit(cache=True)
+def held_value(c, fin, idx, m, h, w, top, N, G, stride, startp, phi, phi_off, phi_rows):
+    """``sum_k w[k] V(k)`` over ``k = 1 .. top``: ``V(k)`` seat ``h``'s win probability in evaluation ``c``
+    after seat ``m`` holds at turn total ``k`` at the tuple ``idx``: the next seat's turn start at the
+    higher tuple (``startp[c]``) below the goal; at it the last seat wins, another opens the final round
+    (``phi[fin]``, roles ``[leader, m + 1, .., N - 1]``; the seats before ``m`` cannot win it)."""
+    sm = (idx // stride[m]) % G
+    nxt = (m + 1) % N
+    below = min(top, G - 1 - sm)
+    a = 0.0
+    for k in range(1, below + 1):
+        if w[k] != 0.0:
+            a += w[k] * startp[c, idx + k * stride[m], nxt]
+    if m == N - 1:
+        if h == m:
+            for k in range(below + 1, top + 1):
+                a += w[k]
+        return a
+    if h < m:
+        return a
+    jj = m + 1
+    width = N - jj + 1
+    base = phi_off[jj] + (idx % phi_rows[jj]) * width + h - m
+    step = phi_rows[jj] * width
+    for k in range(below + 1, top + 1):
+        if w[k] != 0.0:
+            a += w[k] * phi[fin, base + (sm + k - G) * step]
+    return a
+
+
+@njit(cache=True)
+def evaluate_tuple(idx, t, N, G, K, KH, D, L, tol, stride, out_p, out_g, out_o, out_n, p_end, start, phi_eq,
+                   off_eq, rows_eq, mix_tuples, mix_q, wtab, ctab, role, c_pol, c_seat, c_fin, startp, phi, phi_off,
+                   phi_rows, H, v, q, M, W, Cst, A, Cc, out):
+    """Every evaluation ``c`` of the tuple ``idx``: seat ``c_seat[c]`` plays policy ``c_pol[c]`` (its turn's
+    hold distribution ``wtab[c_pol[c], role[seat], own score, highest other score]``, :func:`policy_occupancy`;
+    ``-1``: the stored play), every other seat the stored equilibrium's play (:func:`stored_turn`, from
+    ``start``, ``phi_eq`` and the mixing ``mix_q`` of the tuples ``mix_tuples``, sorted; its last row all
+    NaN).  Each turn is a fixed play, so its value is linear in the values it leads to (:func:`occupancy`)
+    and the tuple's bust cycle is solved exactly for the evaluated seat's entry: ``out[c, t, m]``, its win
+    probability at seat ``m``'s turn start."""
+    fill_hold(idx, N, G, K, D, stride, start, phi_eq, off_eq, rows_eq, H)
+    nm = mix_tuples.shape[0]
+    row = np.searchsorted(mix_tuples, idx)
+    if row >= nm or mix_tuples[row] != idx:
+        row = nm
+    for m in range(N):
+        stored_turn(m, K, D, L, tol, out_p, out_g, out_o, out_n, p_end, H, start[idx, (m + 1) % N, m],
+                    mix_q[row, m], v, q)
+        Cst[m] = occupancy(K, D, L, q, out_p, out_g, out_o, out_n, p_end, M, W[m])
+    for c in range(c_pol.shape[0]):
+        h = c_seat[c]
+        p = c_pol[c]
+        fin = c_fin[c]
+        sh = (idx // stride[h]) % G
+        lead = 0
+        for n in range(N):
+            if n != h:
+                s = (idx // stride[n]) % G
+                if s > lead:
+                    lead = s
+        for m in range(N):
+            if m == h and p >= 0:
+                A[m] = held_value(c, fin, idx, m, h, wtab[p, role[h], sh, lead], KH + D, N, G, stride, startp, phi,
+                                  phi_off, phi_rows)
+                Cc[m] = ctab[p, role[h], sh, lead]
+            else:
+                A[m] = held_value(c, fin, idx, m, h, W[m], K + D, N, G, stride, startp, phi, phi_off, phi_rows)
+                Cc[m] = Cst[m]
+        # T_m = A_m + c_m T_{m+1} around the tuple (T_N = T_0), as equilibrium_kernels.solve_cycle
+        num = 0.0
+        prod = 1.0
+        for i in range(N):
+            num += prod * A[i]
+            prod *= Cc[i]
+        out[c, t, 0] = num / (1.0 - prod)
+        for m in range(N - 1, 0, -1):
+            out[c, t, m] = A[m] + Cc[m] * out[c, t, (m + 1) % N]
+
+
+@njit(cache=True, parallel=True)
+def evaluate_tuples(tuples, N, G, K, KH, D, L, tol, stride, out_p, out_g, out_o, out_n, p_end, start, phi_eq, off_eq,
+                    rows_eq, mix_tuples, mix_q, wtab, ctab, role, c_pol, c_seat, c_fin, startp, phi, phi_off, phi_rows,
+                    out, workers):
+    """:func:`evaluate_tuple` for every tuple of a chunk of one level (independent: each reads ``startp`` of
+    higher levels only).  Writes ``out[c, t, :]``."""
+    n = tuples.shape[0]
+    Wk = max(1, min(workers, n))
+    for w in prange(Wk):
+        H = np.empty((N, K + D + 1, N))
+        v = np.empty((K + D + 1, L))
+        q = np.empty((K + 1, L))
+        M = np.empty((K + D + 1, L))
+        W = np.empty((N, K + D + 1))
+        Cst = np.empty(N)
+        A = np.empty(N)
+        Cc = np.empty(N)
+        for t in range(w, n, Wk):
+            evaluate_tuple(tuples[t], t, N, G, K, KH, D, L, tol, stride, out_p, out_g, out_o, out_n, p_end, start,
+                           phi_eq, off_eq, rows_eq, mix_tuples, mix_q, wtab, ctab, role, c_pol, c_seat, c_fin, startp,
+                           phi, phi_off, phi_rows, H, v, q, M, W, Cst, A, Cc, out)
