@@ -12,7 +12,13 @@ file unless ``--db`` names one, then measures, best of ``--repeat``:
 
 Target (issue 23): at least 1,000,000 Threes turns per second on one core.
 
+``--ten-thousand DB``: only the optimal 10,000 bot on a file with the two-player game (the
+default build: goal 10,000): its turns from every score pair (read a block of scores at a time),
+the exact games optimal against seed004 and optimal against optimal (every pair's stored turn
+start compared), the peak memory, and ``--games`` simulated games of optimal against seed004.
+
     python benchmarks/bots.py [--db db/dicebase.duckdb] [--turns 2000000] [--repeat 3]
+    python benchmarks/bots.py --ten-thousand db/dicebase.duckdb [--games 20000]
 """
 
 from __future__ import annotations
@@ -46,9 +52,14 @@ def main() -> None:
     ap.add_argument("--db", default=None)
     ap.add_argument("--turns", type=int, default=2_000_000)
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--ten-thousand", dest="ten_thousand", default=None, metavar="DB")
+    ap.add_argument("--games", type=int, default=20_000)
     args = ap.parse_args()
     print(f"# {platform.node()} {platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
           f"python {platform.python_version()}, numpy {np.__version__}")
+    if args.ten_thousand:
+        ten_thousand(args.ten_thousand, args.games)
+        return
     url = args.db
     if url is None:
         from dicebase.builder import pipeline
@@ -88,6 +99,48 @@ def main() -> None:
             print(f"optimal vs {other:<19} exact {exact.seats[0].p_win:.6f} ({sec_e:.2f} s, first call reads "
                   f"and evaluates); 100,000 games {sim.seats[0].rate:.5f} [{sim.seats[0].low:.5f}, "
                   f"{sim.seats[0].high:.5f}] in {sec_s:.2f} s")
+
+
+def ten_thousand(url: str, games: int) -> None:
+    import resource
+
+    from dicebase.bots.ten_thousand import TenThousand
+
+    def rss() -> float:
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+    with dicebase.open(url) as db:
+        t = TenThousand(db)
+        t0, c0 = time.perf_counter(), time.process_time()
+        blocks = list(t.blocks())
+        opt = t.optimal
+        t1, c1 = time.perf_counter(), time.process_time()
+        print(f"## 10,000 ({t.variant_name}), goal {t.goal:,}: the optimal bot's turns from {t.G ** 2:,} pairs, "
+              f"{len(blocks)} blocks: {t1 - t0:.1f} s wall, {c1 - c0:.1f} CPU-s; "
+              f"tables {sum(a.nbytes for a in opt.values()) / 2**20:.0f} MB; peak RSS {rss():.0f} MB")
+        stored = dict(((p, s), w) for p, s, w in db.fetchall(
+            "SELECT policy, seat, p_win FROM ten_thousand_policy_duel WHERE rules = ? AND goal = ?",
+            (t.variant_name, t.goal)))
+        for seating in (["optimal", "seed004"], ["seed004", "optimal"]):
+            t2 = time.perf_counter()
+            r = bots.tournament(db, "ten-thousand", seating)
+            seat = seating.index("seed004") + 1
+            print(f"{' vs '.join(seating)}: {[round(x.p_win, 6) for x in r.seats]} in {time.perf_counter() - t2:.2f} s; "
+                  f"seed004 against stored ten_thousand_policy_duel: "
+                  f"{abs(r.seats[seat - 1].p_win - stored[('seed004', seat)]):.1e}")
+        t2 = time.perf_counter()
+        V1, V2 = t.start_values(["optimal", "optimal"])
+        got = db.fetch_arrays("SELECT score, opponent, p_start FROM ten_thousand_duel_bounds WHERE rules = ? "
+                              "AND goal = ?", (t.variant_name, t.goal))
+        S = np.zeros_like(V1)
+        S[got["score"] // t.u, got["opponent"] // t.u] = got["p_start"]
+        print(f"optimal vs optimal: start {V1[0, 0]:.6f} in {time.perf_counter() - t2:.2f} s; every pair's turn start "
+              f"against the stored: max |diff| {max(np.abs(V1 - S).max(), np.abs(V2 - S).max()):.1e}")
+        t3, c3 = time.perf_counter(), time.process_time()
+        sim = bots.simulate(db, "ten-thousand", ["optimal", "seed004"], rounds=games, seed=1)
+        print(f"{games:,} simulated games optimal vs seed004: {sim.seats[0].rate:.4f} [{sim.seats[0].low:.4f}, "
+              f"{sim.seats[0].high:.4f}] exact {sim.seats[0].exact:.6f}; {time.perf_counter() - t3:.1f} s wall, "
+              f"{time.process_time() - c3:.1f} CPU-s (held rows: {t.held['pwin'].size:,}); peak RSS {rss():.0f} MB")
 
 
 if __name__ == "__main__":

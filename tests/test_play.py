@@ -76,3 +76,43 @@ def test_input_that_ends_too_early_is_one_line(built_db):
     code, out = _play(["threes", "--bots", "win", "--seed", "1", "--db", db], [])
     assert code == 2
     assert out.strip().splitlines() == ["Error: the input ended before the game did"]
+
+
+def test_ten_thousand_game_with_advice_and_review_costs_the_stored_values(built_db):
+    """10,000 against the optimal bot (test goal 1,000): a keep's advice and cost come from
+    `ten-thousand best` (the state it leads to), roll or bank from `ten-thousand state`."""
+    import dicebase
+
+    db = built_db(("ten_thousand",))
+    answers = ["?", "1", "?", "b"] + ["1", "r", "1", "b"] * 60
+    code, out = _play(["ten-thousand", "--seat", "1", "--seed", "5", "--db", db], answers)
+    assert code == 0, out
+    assert "option 1, keep" in out and "p_win" in out  # every keep with its chance
+    assert "roll: p_win" in out and "bank: p_win" in out
+    assert "Review:" in out and ("player 1 wins" in out or "player 2 wins" in out)
+    assert _play(["ten-thousand", "--seat", "1", "--seed", "5", "--db", db], answers)[1] == out  # replays
+    code, doc = _play(["ten-thousand", "--seat", "1", "--seed", "5", "--db", db, "--json"], answers)
+    review = json.loads(doc)
+    assert review["game"] == "ten-thousand" and review["seed"] == 5
+    first, second = review["decisions"][:2]
+    with dicebase.open(str(db)) as con:
+        roll = [int(x) for x in first["state"].split(" at ")[0].split()[1:]]
+        best = con.ten_thousand.best(roll, score=0, opponent=0)
+        assert first["p_best"] == pytest.approx(best.actions[0].value, abs=1e-15)
+        shown = sorted(best.actions, key=lambda a: (-a.points, -len(a.keep), a.keep))
+        assert first["p_chose"] == pytest.approx(shown[0].value, abs=1e-15)  # answer 1: the first keep shown
+        kept = shown[0]
+        state = con.ten_thousand.state(0, 0, kept.points, 6 if kept.hot_dice else kept.dice_after, kept.triple_after)
+        assert second["chose"] == "bank" and second["p_chose"] == pytest.approx(state.bank_value, abs=1e-15)
+        assert second["p_best"] == pytest.approx(state.p_win, abs=1e-15)
+    assert all(d["cost"] >= 0 for d in review["decisions"])
+
+
+def test_ten_thousand_real_dice_and_a_bot_of_another_game(built_db):
+    db = built_db(("ten_thousand",))
+    code, out = _play(["ten-thousand", "--bots", "bank-300", "--real-dice", "--seed", "1", "--db", db],
+                      ["2 2 3 3 4 6"] + ["1 1 1 1 1 1", "1", "b"] * 20)
+    assert code == 0, out
+    assert "rolled 2 2 3 3 4 6: farkle" in out
+    code, err = _play(["ten-thousand", "--bots", "only-3s", "--db", db], [])
+    assert code == 2 and "(it is a threes bot)" in err

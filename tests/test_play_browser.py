@@ -52,3 +52,27 @@ def test_rolled_ones_review_on_a_phone(phone, served, tmp_path):
     assert "wins" in phone.locator(".review").inner_text()
     _check_phone_layout(phone)
     _shot(phone, tmp_path, "play-rolled-ones-review.png")
+
+
+def test_ten_thousand_game_on_a_phone_to_the_review(phone, served, tmp_path):
+    """10,000 against the optimal bot: the keeps of a roll are buttons, the advice ranks them, roll
+    or bank follows; a game played on by its address ends in the review."""
+    base = served("ten_thousand")
+    phone.goto(f"{base}/play/ten-thousand?bots=optimal&seat=1&seed=5")
+    _check_phone_layout(phone)
+    assert "you rolled 1 3 4 5 5 5" in phone.locator(".log").inner_text()
+    assert phone.locator("a.choice").first.inner_text().startswith("Keep 1 5 5 5")
+    _tap(phone, "#advice")
+    assert "option 2, keep 5 5 5: p_win 0.5702" in phone.locator(".log").inner_text()
+    _check_phone_layout(phone)
+    _shot(phone, tmp_path, "play-ten-thousand-advice.png")
+    _tap(phone, phone.locator("a.choice").first)  # keep 1 5 5 5
+    assert [phone.locator("a.choice").nth(n).inner_text() for n in range(2)] == ["Roll", "Bank"]
+    _tap(phone, phone.locator("a.choice").nth(1))  # bank 600
+    assert "banks: 600" in phone.locator(".log").inner_text()
+    moves = ",".join(["1", "b"] * 60)
+    phone.goto(f"{base}/play/ten-thousand?bots=optimal&seat=1&seed=5&moves={moves}")
+    review = phone.locator(".review").inner_text()
+    assert "Review" in review and "wins" in review and "decisions cost" in review
+    _check_phone_layout(phone)
+    _shot(phone, tmp_path, "play-ten-thousand-review.png")

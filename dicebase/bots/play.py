@@ -125,7 +125,7 @@ def play_threes(db, bots: list[str], seat: int, ask, say, *, seed: int = 0, real
 
 def _ask_faces(ask, say, d: int, faces: int) -> list[int]:
     while True:
-        line = _read(ask, f"   your roll of {d} dice (faces 1..{faces}, e.g. {' '.join(['4', '3', '1', '1', '2'][:d])}): ")
+        line = _read(ask, f"   your roll of {d} dice (faces 1..{faces}, e.g. {' '.join(['4', '3', '1', '1', '2', '6'][:d])}): ")
         try:
             got = [int(x) for x in line.replace(",", " ").split()]
         except ValueError:
@@ -250,4 +250,132 @@ def _your_roll(db, ask, say, p, me, you, k, o, variant, decisions, G) -> bool:
     chosen = advice.p_roll if roll else advice.p_hold
     decisions.append(Decision(len(decisions) + 1, f"score {me} vs {you}, turn total {k}, {o} ones",
                               "roll" if roll else "hold", advice.best, chosen, advice.p_win))
+    return roll
+
+
+# ------------------------------------------------------------------------------------ 10,000
+def _keep_text(act) -> str:
+    left = "hot dice: 6 dice again" if act.hot_dice else ("no dice left" if act.dice_after == 0
+                                                          else f"{act.dice_after} dice left")
+    triple = f", triple of {act.triple_after}s standing" if act.triple_after else ""
+    return f"keep {' '.join(map(str, act.keep))} ({act.points} points; {left}{triple})"
+
+
+def play_ten_thousand(db, bot: str, seat: int, ask, say, *, seed: int = 0, real_dice: bool = False,
+                      rules: str | None = None, max_turns: int = 400) -> Review:
+    """You against one 10,000 bot (two players): after each of your rolls you choose a keep, then
+    roll on or bank.  Advice and the review come from the stored two-player values: a keep's value
+    is ``ten-thousand best`` (the state it leads to, played optimally), roll or bank ``ten-thousand
+    state``.  In the last turn (the other player banked at or above the goal) you must end above it."""
+    from dicebase.bots.ten_thousand import TenThousand
+
+    engine = TenThousand(db, rules)
+    name, G, u, D = engine.variant_name, engine.goal, engine.u, engine.start
+    if seat not in (1, 2):
+        raise BadInput(f"seat must be 1 or 2 (this 10,000 game has two players), got {seat}")
+    bank_from = None if bot == "optimal" else engine.bank_from(bot)
+    tt = db.ten_thousand
+    rng = np.random.default_rng(seed)
+    score = [0, 0]
+    decisions: list[Decision] = []
+    p, final = 1, False
+    for _ in range(max_turns):
+        me, you = score[p - 1], score[2 - p]
+        human = p == seat
+        say(f"-- player {p} ({'you' if human else bot}): {me} against {you}"
+            + (" (last turn: end above it)" if final else ""))
+        k, dice, triple, lost = 0, D, 0, False
+        while True:
+            if human and real_dice:
+                faces = _ask_faces(ask, say, dice, 6)
+            else:
+                faces = [int(x) for x in rng.integers(1, 7, size=dice)]
+            faces = sorted(faces)
+            text = " ".join(map(str, faces))
+            if human or bot == "optimal":
+                best = tt.best(faces, turn_total=k, triple=triple, score=me, opponent=you, rules=name)
+            else:
+                best = tt.best(faces, turn_total=k, triple=triple, rules=name)
+            if best.farkle:
+                say(f"   rolled {text}: farkle, the turn ends with nothing")
+                lost = True
+                break
+            if human:
+                act = _your_keep_tt(ask, say, text, k, best, decisions)
+            elif bot == "optimal":
+                act = best.actions[0]
+            else:  # seed 004's keep: the most dice, then the most points
+                act = max(best.actions, key=lambda a: (len(a.keep), a.points))
+            k += act.points
+            dice, triple = (D if act.hot_dice else act.dice_after), act.triple_after
+            say(f"   rolled {text}: {'you ' if human else ''}{_keep_text(act)} -> turn total {k}")
+            if dice == 0:
+                break  # every die scored without hot dice: the turn banks
+            if final and me + k <= you:
+                continue  # the last turn must end above the other player: roll on
+            if human:
+                roll = _your_roll_tt(ask, say, tt, name, me, you, k, dice, triple, decisions)
+            elif final:
+                roll = False  # above the other player: bank and win
+            elif bot == "optimal":
+                roll = tt.state(me, you, k, dice, triple, rules=name).action == "roll"
+            else:
+                roll = k < int(bank_from[engine.index[(dice, triple)]]) * u
+            if not roll:
+                break
+        total = me if lost else me + k
+        score[p - 1] = total
+        if not lost:
+            say(f"   banks: {total}")
+        if final:
+            break
+        if total >= G:
+            final = True
+        p = 3 - p
+    s1, s2 = score
+    last = p  # the player who took the last turn
+    winner = last if score[last - 1] > score[2 - last] else 3 - last
+    result = f"player 1 {s1}, player 2 {s2}: player {winner} wins; you {'win' if winner == seat else 'lose'}"
+    say(result)
+    return Review("ten-thousand", result, tuple(decisions))
+
+
+def _your_keep_tt(ask, say, text, k, best, decisions):
+    shown = sorted(best.actions, key=lambda a: (-a.points, -len(a.keep), a.keep))
+    say(f"   you rolled {text} (turn total {k}); your keeps:")
+    for n, act in enumerate(shown, 1):
+        say(f"     {n}: {_keep_text(act)}")
+    while True:
+        line = _read(ask, f"   keep which (1..{len(shown)}; ? for advice): ")
+        if line in ADVICE:
+            for act in best.actions:
+                say(f"     option {shown.index(act) + 1}, keep {' '.join(map(str, act.keep))}: p_win {act.value:.4f} "
+                    f"(then {act.then})")
+            continue
+        if line.isdigit() and 1 <= int(line) <= len(shown):
+            act = shown[int(line) - 1]
+            break
+        say(f"   keep one of 1..{len(shown)}")
+    top = best.actions[0]
+    decisions.append(Decision(len(decisions) + 1, f"roll {text} at turn total {k}",
+                              f"kept {' '.join(map(str, act.keep))}", f"kept {' '.join(map(str, top.keep))}",
+                              act.value, top.value))
+    return act
+
+
+def _your_roll_tt(ask, say, tt, name, me, you, k, dice, triple, decisions) -> bool:
+    advice = tt.state(me, you, k, dice, triple, rules=name)
+    what = f"turn total {k}, {dice} dice" + (f", triple of {triple}s standing" if triple else "")
+    while True:
+        line = _read(ask, f"   {what}: roll or bank (r/b; ? for advice): ")
+        if line in ADVICE:
+            say(f"     roll: p_win {advice.roll_value:.4f}; bank: p_win {advice.bank_value:.4f}; best: {advice.action}")
+            continue
+        if line in ("r", "roll", "b", "bank"):
+            roll = line.startswith("r")
+            break
+        say("   answer r (roll) or b (bank)")
+    chosen = advice.roll_value if roll else advice.bank_value
+    decisions.append(Decision(len(decisions) + 1, f"score {me} vs {you}, {what}", "roll" if roll else "bank",
+                              advice.action, chosen, advice.p_win))
     return roll

@@ -237,7 +237,7 @@ class TenThousand:
         return {"first": first, "count": count, "k": k, "c": c, "p": p}
 
     #: Rows of ten_thousand_duel read at a time (a block of mover scores).
-    BLOCK_ROWS = 2_000_000
+    BLOCK_ROWS = 1_000_000
 
     def blocks(self):
         """(lo, hi) blocks of mover scores of about BLOCK_ROWS stored rows each."""
@@ -353,17 +353,18 @@ class TenThousand:
         first row and row count, per row key = turn total * classes + class (sorted within the
         pair) and p_win (12 bytes a row: 360 MB at goal 10,000), read a block of scores at a time."""
         G, C = self.G, len(self.classes)
-        first, count, keys, pwin = [], [], [], []
+        (total,) = self.db.fetchone("SELECT SUM(row_count) FROM ten_thousand_duel_bounds WHERE rules = ? AND goal = ?",
+                                    (self.variant_name, self.goal))
+        first, count = np.zeros(G * G, dtype=np.int64), np.zeros(G * G, dtype=np.int64)
+        keys, pwin = np.zeros(int(total), dtype=np.int32), np.zeros(int(total))
         at = 0
         for lo, hi in self.blocks():
             b = self._pair_rows(lo, hi)
-            first.append(b["first"] + at)
-            count.append(b["count"])
-            keys.append((b["k"] * C + b["c"]).astype(np.int32))
-            pwin.append(b["p"])
-            at += len(b["p"])
-        return {"first": np.concatenate(first), "count": np.concatenate(count), "keys": np.concatenate(keys),
-                "pwin": np.concatenate(pwin)}
+            n = len(b["p"])
+            first[lo * G:hi * G], count[lo * G:hi * G] = b["first"] + at, b["count"]
+            keys[at:at + n], pwin[at:at + n] = b["k"] * C + b["c"], b["p"]
+            at += n
+        return {"first": first, "count": count, "keys": keys[:at], "pwin": pwin[:at]}
 
     def _optimal_keep(self, g, k, me, you, final):
         """The option (position in its roll group) the optimal bot keeps after roll g: the best

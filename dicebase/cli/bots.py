@@ -11,9 +11,9 @@ from dicebase.errors import BadInput
 from dicebase.present import db_option, open_db
 
 GAMES = click.Choice(["threes", "rolled-ones", "ten-thousand"])
-PLAY_GAMES = click.Choice(["threes", "rolled-ones"])
+PLAY_GAMES = click.Choice(["threes", "rolled-ones", "ten-thousand"])
 VARIANT_HELP = ("Rule variant (Threes: classic, the default, or reroll; Great Rolled Ones: the file's own "
-                "variant by default).")
+                "variant by default; 10,000: the rule set, default ten-thousand).")
 
 
 def _bot_list(bots) -> list[str]:
@@ -139,8 +139,8 @@ def _wins(x: float):
 @click.command()
 @click.argument("game", type=PLAY_GAMES)
 @click.option("--bots", "bots", default=None, metavar="BOT,BOT",
-              help="Your opponents, in seat order (Threes: default only-3s,win; Great Rolled Ones: one bot, "
-                   "default optimal).")
+              help="Your opponents, in seat order (Threes: default only-3s,win; Great Rolled Ones and 10,000: "
+                   "one bot, default optimal).")
 @click.option("--seat", type=int, default=1, show_default=True, help="Your seat (1 plays first).")
 @click.option("--seed", type=int, default=None, help="Seed of the program's dice (default: a new game each time).")
 @click.option("--real-dice", is_flag=True, help="You roll real dice and type what they show (the bots' dice are the "
@@ -165,11 +165,12 @@ def play(game, bots, seat, seed, real_dice, variant, ties, db_path, fmt, as_json
     \b
         dicebase play threes --bots only-3s,win --seat 2
         dicebase play rolled-ones --bots keep-pace-end-race --seed 7
+        dicebase play ten-thousand --bots seed004 --seat 2
     """
     import secrets
 
     from dicebase.bots import _check_bots
-    from dicebase.bots.play import play_rolled_ones, play_threes
+    from dicebase.bots.play import play_rolled_ones, play_ten_thousand, play_threes
 
     fmt = resolve_format(fmt, as_json)
     quiet = fmt == "json"
@@ -204,10 +205,14 @@ def play(game, bots, seat, seed, real_dice, variant, ties, db_path, fmt, as_json
             _check_bots("threes", names + ["random"])
             review = play_threes(db, names, seat, ask, say, seed=seed, real_dice=real_dice,
                                  variant=variant or "classic", ties=ties)
-        else:
+        elif game == "rolled-ones":
             names = _bot_list([bots or "optimal"])
             _check_bots("rolled-ones", names + ["optimal"] if len(names) == 1 else names + names)
             review = play_rolled_ones(db, names[0], seat, ask, say, seed=seed, real_dice=real_dice, variant=variant)
+        else:
+            names = _bot_list([bots or "optimal"])
+            _check_bots("ten-thousand", names + ["optimal"] if len(names) == 1 else names + names)
+            review = play_ten_thousand(db, names[0], seat, ask, say, seed=seed, real_dice=real_dice, rules=variant)
     if quiet:
         emit({**review.as_dict(), "seed": seed}, fmt)
         return

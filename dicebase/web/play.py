@@ -1,4 +1,4 @@
-"""The phone page "play against the bot": ``/play/threes`` and ``/play/rolled-ones``.
+"""The phone page "play against the bot": ``/play/threes``, ``/play/rolled-ones``, ``/play/ten-thousand``.
 
 The game is the terminal's (``dicebase.bots.play``) replayed from the URL: the program's dice
 come from ``seed`` and your decisions so far are ``moves`` (comma-separated), so every position
@@ -22,7 +22,7 @@ from dicebase.errors import DicebaseError
 from dicebase.web.pages import GAMES, _templates
 from dicebase.version import __version__
 
-DEFAULT_BOTS = {"threes": "only-3s,win", "rolled-ones": "optimal"}
+DEFAULT_BOTS = {"threes": "only-3s,win", "rolled-ones": "optimal", "ten-thousand": "optimal"}
 MAX_MOVES = 400
 
 
@@ -33,10 +33,23 @@ class _Waiting(Exception):
         self.prompt = prompt
 
 
-def _choices(game: str, prompt: str) -> list[tuple[str, str]]:
-    """(answer, label) of each legal decision at ``prompt``."""
+def _choices(game: str, prompt: str, lines: list[str]) -> list[tuple[str, str]]:
+    """(answer, label) of each legal decision at ``prompt`` (10,000's keeps: the numbered lines the
+    game printed before it)."""
     if game == "rolled-ones":
         return [("r", "Roll"), ("h", "Hold")]
+    if game == "ten-thousand":
+        if "roll or bank" in prompt:
+            return [("r", "Roll"), ("b", "Bank")]
+        keeps = {}
+        for line in reversed(lines):
+            if line.lstrip().startswith("option "):  # the advice, printed after the keeps
+                continue
+            m = re.match(r"\s+(\d+): (keep .*)$", line)
+            if not m:
+                break
+            keeps[m.group(1)] = m.group(2)[0].upper() + m.group(2)[1:]
+        return sorted(keeps.items(), key=lambda kv: int(kv[0]))
     m = re.search(r"\((\d+)\.\.(\d+);", prompt)
     lo, hi = (int(m.group(1)), int(m.group(2))) if m else (1, 1)
     return [(str(a), f"Keep {a}" if a else "Re-roll all") for a in range(lo, hi + 1)]
@@ -73,23 +86,26 @@ def play_page(server, request: Request) -> Response:
     context.update(seat=seat, seed=seed, new=f"/play/{game}?{urlencode({'bots': bots, 'seat': seat})}")
     try:
         from dicebase.bots import _check_bots
-        from dicebase.bots.play import play_rolled_ones, play_threes
+        from dicebase.bots.play import play_rolled_ones, play_ten_thousand, play_threes
 
         db = server.thread_db()
         names = [b.strip() for b in bots.split(",") if b.strip()]
         if game == "threes":
             _check_bots("threes", names + ["random"])
             review = play_threes(db, names, seat, ask, lines.append, seed=seed)
-        else:
+        elif game == "rolled-ones":
             _check_bots("rolled-ones", names * 2 if len(names) == 1 else names + names)
             review = play_rolled_ones(db, names[0], seat, ask, lines.append, seed=seed)
+        else:
+            _check_bots("ten-thousand", names * 2 if len(names) == 1 else names + names)
+            review = play_ten_thousand(db, names[0], seat, ask, lines.append, seed=seed)
         context["review"] = review
     except _Waiting as wait:
         context["prompt"] = re.sub(r"\s*\(([^;)]*); \? for advice\)", r" (\1)", wait.prompt.strip()).rstrip(":")
         done = ",".join(moves)
         context["choices"] = [
             (label, f"/play/{game}?{urlencode({**base, 'moves': (done + ',' if done else '') + answer})}", answer)
-            for answer, label in _choices(game, wait.prompt)]
+            for answer, label in _choices(game, wait.prompt, lines)]
         context["advice_url"] = None if advice else f"/play/{game}?{urlencode({**base, 'moves': done, 'advice': 1})}"
         context["undo_url"] = (f"/play/{game}?{urlencode({**base, 'moves': ','.join(moves[:-1])})}"
                                if moves else None)
@@ -109,4 +125,4 @@ def routes(server) -> list[Route]:
     return [Route("/play/{game:str}", lambda r: play_page(server, r) if r.path_params["game"] in DEFAULT_BOTS
                   else _render(r, {"title": "Play", "game": r.path_params["game"], "bots": "", "moves": [],
                                    "lines": [], "review": None, "choices": [], "prompt": None,
-                                   "error": "games to play: threes, rolled-ones"}, 404))]
+                                   "error": "games to play: threes, rolled-ones, ten-thousand"}, 404))]
