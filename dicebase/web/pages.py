@@ -288,6 +288,81 @@ def threes(server, request: Request) -> Response:
     })
 
 
+# -- N players (issue 21): the players control and one score field per seat -------------------------
+
+def _player_counts(server, path: str, params: dict) -> list[int]:
+    """The numbers of players above 2 whose N-player tables this database holds (from the ``seats`` lookup)."""
+    rows, _ = _lookup(server, path, params)
+    return sorted({int(r["players"]) for r in rows or [] if int(r["players"]) > 2})
+
+
+def _players_asked(q, counts: list[int], most: int, build_option: str) -> tuple[int, str | None]:
+    """``players`` of the query string: (2 or N, None) or (the number to show, a line saying what is wrong)."""
+    text = (q.get("players") or "").strip()
+    if not text:
+        return 2, None
+    n = _int(text, None)
+    if n is None or not 2 <= n <= most:
+        return 2, f"players must be a whole number from 2 to {most}, got {text[:40]!r}"
+    if n > 2 and n not in counts:
+        built = ", ".join(str(c) for c in [2, *counts])
+        wanted = sorted({2, *counts, n})
+        return n, (f"{n} players are not in this database (built: {built}); a build with "
+                   f"-o '{build_option}=[{','.join(map(str, wanted))}]' adds them")
+    return n, None
+
+
+def _whole(q, key: str, label: str, default: int) -> tuple[int, str | None]:
+    """A whole-number field (blank: ``default``) and a line saying what is wrong with it, if anything."""
+    text = (q.get(key) or "").strip()
+    if not text:
+        return default, None
+    value = _int(text, None)
+    if value is None:
+        return default, f"{label} must be a whole number, got {text[:40]!r}"
+    return value, None
+
+
+def _seat_scores(q, n: int) -> tuple[list[str], list[int] | None, str | None]:
+    """Each seat's score field (``score1`` .. ``scoreN``, or ``scores=A,B,C`` as the API takes it; blank is 0):
+    (the fields as typed, the whole numbers or None, a line saying what is wrong)."""
+    typed = [(q.get(f"score{k}") or "").strip() for k in range(1, n + 1)]
+    if not any(typed) and q.get("scores"):
+        typed = ([p.strip() for p in q.get("scores").split(",")] + [""] * n)[:n]
+    scores = []
+    for k, text in enumerate(typed, start=1):
+        value = _int(text or "0", None)
+        if value is None:
+            return typed, None, f"seat {k}'s score must be a whole number, got {text[:40]!r}"
+        scores.append(value)
+    return typed, scores, None
+
+
+def _nplayer_answer(doc: dict | None) -> dict | None:
+    """An N-player lookup's document with what its page shows: each action's row of every seat's chance."""
+    if not doc:
+        return None
+    rows = []
+    for a in doc.get("actions") or []:
+        label = a["action"] if "action" in a else "keep " + " ".join(map(str, a["keep"]))
+        rows.append({"label": label, "p_wins": a["p_wins"]})
+    if doc.get("best") == "mixed" or any(0.0 < a.get("probability", 1.0) < 1.0 for a in doc.get("actions") or []):
+        rows.append({"label": "as played (mixed)", "p_wins": doc["p_wins"]})
+    if doc.get("farkle"):
+        rows.append({"label": "farkle", "p_wins": doc["p_wins"]})
+    return {**doc, "seat_rows": rows}
+
+
+def _nplayer_panel(server, path: str, params: dict) -> dict | None:
+    """The fair compensation of N players (the ``compensation`` lookup) with each seat's chance from 0."""
+    doc, _ = _lookup(server, path, params)
+    if not doc:
+        return None
+    rows = [{"seat": k + 1, "p_win_from_0": doc["uncompensated_p_wins"][k], "fair_start": doc["scores"][k],
+             "p_win_then": doc["p_wins"][k]} for k in range(doc["players"])]
+    return {**doc, "rows": rows}
+
+
 # -- Great Rolled Ones ------------------------------------------------------------------------------
 
 def rolled_ones(server, request: Request) -> Response:
@@ -298,6 +373,12 @@ def rolled_ones(server, request: Request) -> Response:
     q = request.query_params
     variant = q.get("variant") if q.get("variant") in variants else next(iter(variants))
     rules = variants[variant]["rules"]
+    from dicebase.rules.rolled_ones import MAX_PLAYERS
+
+    counts = _player_counts(server, "/api/v1/rolled-ones/seats", {"variant": variant})
+    players, players_error = _players_asked(q, counts, MAX_PLAYERS, "rolled-ones.players")
+    if players != 2:
+        return _rolled_ones_n(server, request, variants, variant, rules, counts, players, players_error)
     state = {
         "player": _int(q.get("player"), 1),
         "score": _int(q.get("score"), 0),
@@ -306,6 +387,8 @@ def rolled_ones(server, request: Request) -> Response:
         "ones": _int(q.get("ones"), 0),
     }
     answer, error = _lookup(server, "/api/v1/rolled-ones/best", {**state, "variant": variant})
+    if players_error:
+        answer, error = None, players_error
     komi, _ = _lookup(server, "/api/v1/rolled-ones/komi", {"variant": variant})
     gaps, _ = _lookup(server, "/api/v1/rolled-ones/gaps", {"variant": variant})
     return _render(request, "rolled_ones.html", {
@@ -313,6 +396,36 @@ def rolled_ones(server, request: Request) -> Response:
         "variants": variants, "variant": variant, "rules": rules, "state": state,
         "ones_range": range(0, int(rules.get("ones_limit", 3))),
         "answer": answer, "error": error, "komi": komi, "gaps": gaps,
+        "players": 2, "player_counts": [2, *counts], "built_counts": [2, *counts], "nanswer": None,
+        "compensation": None,
+        "figures": Figures.for_game("rolled_ones"),
+    })
+
+
+def _rolled_ones_n(server, request: Request, variants, variant, rules, counts, players, players_error) -> Response:
+    """N players: every seat's score, the seat to move, turn total, 1s aside -> roll or hold with every seat's chance."""
+    q = request.query_params
+    fields, scores, error = _seat_scores(q, players)
+    player, bad_player = _whole(q, "player", "the seat to move", 1)
+    turn_total, bad_total = _whole(q, "turn_total", "turn total", 0)
+    ones, bad_ones = _whole(q, "ones", "1s set aside", 0)
+    error = players_error or error or bad_player or bad_total or bad_ones
+    answer = None
+    if error is None:
+        params = {"scores": scores, "player": player, "turn_total": turn_total, "ones": ones, "variant": variant}
+        answer, error = _lookup(server, "/api/v1/rolled-ones/best", params)
+    compensation = None
+    if players in counts:
+        compensation = _nplayer_panel(server, "/api/v1/rolled-ones/compensation",
+                                      {"players": players, "variant": variant})
+    return _render(request, "rolled_ones.html", {
+        "title": "Great Rolled Ones advisor",
+        "variants": variants, "variant": variant, "rules": rules,
+        "state": {"player": player, "turn_total": turn_total, "ones": ones, "fields": fields},
+        "ones_range": range(0, int(rules.get("ones_limit", 3))),
+        "answer": None, "error": error, "komi": None, "gaps": None,
+        "players": players, "player_counts": sorted({2, *counts, players}), "built_counts": [2, *counts],
+        "nanswer": _nplayer_answer(answer), "compensation": compensation,
         "figures": Figures.for_game("rolled_ones"),
     })
 
@@ -336,7 +449,10 @@ def ten_thousand(server, request: Request) -> Response:
     }
     odds_dice = _int(q.get("odds_dice"), 6)
     answer, error = None, None
-    if rolled:
+    nplayer = _ten_thousand_n(server, q, rules_name, rolled)  # N players (issue 21): the players control
+    if nplayer["players"] != 2 or nplayer["error"]:
+        error = nplayer["error"]
+    elif rolled:
         answer, error = _lookup(server, "/api/v1/ten-thousand/best", {"dice": rolled, **state, "rules": rules_name})
     elif q.get("dice"):
         error = "type the faces rolled, 1 to 6 of them, each 1-6 (e.g. 1 1 5 2 3 4)"
@@ -349,4 +465,43 @@ def ten_thousand(server, request: Request) -> Response:
         "state": state, "goal": goal, "answer": answer, "error": error,
         "odds_dice": odds_dice, "odds": odds, "odds_error": odds_error, "thresholds": thresholds,
         "figures": Figures.for_game("ten_thousand"),
+        **nplayer,
     })
+
+
+def _ten_thousand_n(server, q, rules_name: str, rolled: list[int]) -> dict:
+    """N players on the 10,000 page: the players control, and with N > 2 every seat's score and the seat to
+    move -> every keep of the roll typed (or, with no roll, roll or bank with the dice left) with every
+    seat's chance.  Returns the page's N-player keys; ``error`` a line for the page, or None."""
+    from dicebase.rules.ten_thousand import MAX_PLAYERS
+
+    seats, _ = _lookup(server, "/api/v1/ten-thousand/seats", {"rules": rules_name})
+    goals = {int(r["players"]): int(r["goal"]) for r in seats or []}
+    counts = sorted(n for n in goals if n > 2)
+    players, error = _players_asked(q, counts, MAX_PLAYERS, "ten-thousand.players")
+    out = {"players": players, "player_counts": sorted({2, *counts, players}), "built_counts": [2, *counts],
+           "n_goal": goals.get(players), "nanswer": None, "compensation": None, "error": error,
+           "nstate": {"fields": [], "player": 1, "to_roll": 6}}
+    if players == 2:
+        return out
+    fields, scores, bad_scores = _seat_scores(q, players)
+    player, bad_player = _whole(q, "player", "the seat to move", 1)
+    to_roll, bad_to_roll = _whole(q, "to_roll", "dice to roll", 6)
+    turn_total, bad_total = _whole(q, "turn_total", "turn total", 0)
+    triple, bad_triple = _whole(q, "triple", "standing triple", 0)
+    out["nstate"] = {"fields": fields, "player": player, "to_roll": to_roll}
+    error = error or bad_scores or bad_player or bad_to_roll or bad_total or bad_triple
+    if error is None and q.get("dice") and not rolled:
+        error = "type the faces rolled, 1 to 6 of them, each 1-6 (e.g. 1 1 5 2 3 4)"
+    if error is None:
+        params = {"scores": scores, "player": player, "turn_total": turn_total, "triple": triple, "rules": rules_name}
+        if rolled:
+            answer, error = _lookup(server, "/api/v1/ten-thousand/best", {"dice": rolled, **params})
+        else:
+            answer, error = _lookup(server, "/api/v1/ten-thousand/state", {**params, "dice": to_roll})
+        out["nanswer"] = _nplayer_answer(answer)
+    out["error"] = error
+    if players in counts:
+        out["compensation"] = _nplayer_panel(server, "/api/v1/ten-thousand/compensation",
+                                             {"players": players, "rules": rules_name})
+    return out
