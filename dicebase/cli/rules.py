@@ -12,25 +12,38 @@ from dicebase.present import db_option
 @click.argument("preset", required=False)
 @click.option("--variant", "variant", metavar="NAME", default=None,
               help="With --db: print the rules this database's variant NAME was built with.")
+@click.option("--words", is_flag=True, help="Print the rules in words, one sentence a line, instead of the file "
+              "(how the game ends, minimums, bonuses, penalties, compensation).")
+@click.option("--check", "check", metavar="FILE", default=None,
+              help="Check a rules file as `dicebase build --rules FILE` would, without building: one line naming "
+              "the key if it is wrong (exit 2), else its rules in words.")
 @db_option
-def group(game, preset, variant, db_path):
+def group(game, preset, variant, words, check, db_path):
     """Print a rule set as a commented TOML file to edit and build.
 
     Without --variant: the preset PRESET of GAME (default: the game's first
     preset). With --variant: the rules the database's variant was built with
     (GAME is needed only when several games have a variant of that name).
-    Every key is explained in a comment with its allowed values.
+    Every key is explained in a comment with its allowed values. --words
+    prints the rules in words instead; --check FILE checks a rules file.
 
     Example:
 
     \b
         dicebase rules ten-thousand farkle > our-table.toml
+        dicebase rules --check our-table.toml
         dicebase build ten-thousand --rules our-table.toml
         dicebase rules --db db/dicebase.duckdb --variant our-table
+        dicebase rules ten-thousand zilch-playr --words
     """
     from dicebase.errors import BadInput
     from dicebase.rules import files
 
+    if check is not None:
+        if game is not None or preset is not None or variant is not None:
+            raise BadInput("--check FILE checks a rules file on its own; leave out GAME, PRESET and --variant")
+        _check_file(check)
+        return
     if variant is None:
         if game is None:
             raise BadInput("name a game (threes, rolled-ones, ten-thousand), e.g. dicebase rules ten-thousand; "
@@ -50,7 +63,51 @@ def group(game, preset, variant, db_path):
             raise BadInput("give either a PRESET or --variant NAME, not both")
         mod, name, values = _built_variant(db_path, game, variant)
         title = f"{mod.GAME.replace('_', '-')}, variant {name!r} as built"
+        rules = mod.from_file(name, values)
+    if words:
+        click.echo("\n".join(in_words(mod, rules)))
+        return
     click.echo(files.dump(mod.GAME, name, values, title), nl=False)
+
+
+def in_words(mod, rules) -> list[str]:
+    """A rule set in words: its description, for 10,000 how its game ends and the Farkle family's options
+    it uses (issue 24, ``options_text``), and its source."""
+    out = []
+    description = getattr(rules, "description", "")
+    if description:
+        out.append(description.rstrip(".") + ".")
+    if mod.GAME == "ten_thousand":
+        out.extend(mod.options_text(rules))
+    source = getattr(rules, "source", "")
+    if source:
+        out.append(f"Source: {source}")
+    return out
+
+
+def _check_file(path) -> None:
+    """``--check FILE``: the file's keys, then the game's build checks of it (the two-player solve's
+    refusals among them); a solve that needs --force-size is said on a line, not refused."""
+    from dicebase.errors import BadInput
+    from dicebase.rules import SizeLimit, files
+
+    try:
+        house = files.load(path)
+    except files.RulesFileError as exc:
+        raise BadInput(str(exc)) from None
+    mod = files.module(house.game)
+    note = None
+    try:
+        mod.validate_options(house.add_to(dict(mod.DEFAULT_OPTIONS)))
+    except SizeLimit as exc:
+        note = f"it builds only with --force-size: {exc}"
+    except ValueError as exc:
+        raise BadInput(f"{path}: {exc}") from None
+    click.echo(f"{path}: {house.game.replace('_', '-')} rules {house.name!r} are valid; in words:")
+    for line in in_words(mod, house.rules()):
+        click.echo(f"  {line}")
+    if note:
+        click.echo(note)
 
 
 def _built_variant(db_path, game, variant):

@@ -191,7 +191,8 @@ def best(dice, turn_total, triple, score, opponent, scores, player, rules, db_pa
             doc["actions"] = "farkle: nothing scores, the turn total is lost"
         else:
             doc.pop("farkle_value")
-            label = "expected points" if answer.objective == "expected_banked_points" else "p_win"
+            label = {"expected_banked_points": "expected points", "win_probability": "p_win"}.get(
+                answer.objective, "value (points)")  # issue 24: with a farkle penalty, docs/farkle.md
             doc["actions"] = [
                 {"keep": a["keep"], "points": a["points"], "dice_after": a["dice_after"],
                  "triple_after": a["triple_after"] or "-", label: a["value"], "then": a["then"],
@@ -332,21 +333,30 @@ def seats(players, rules, db_path, fmt, as_json):
 
 
 @group.command()
-@_players_option(True)
+@_players_option(False)
 @_rules_option
 @db_option
 @output_option
 def compensation(players, rules, db_path, fmt, as_json):
-    """N players: the fair compensation, starting points that bring every seat closest to 1/N.
+    """The fair compensation: starting points that bring every seat closest to an even share.
 
-    Searched over the stored turn starts with seat 1 to move and at least one
-    seat at 0: the starting scores with the least largest |p_win - 1/N|,
-    next to the seats' chances without compensation. New, unpublished
-    results (docs/n_players.md).
+    Two players (the default, or --players 2): from the two-player game's
+    stored turn starts, the points the second player (or, where the second
+    seat is the stronger, the first) starts with so that the first player's
+    win probability is closest to 1/2, the five starts nearest to fair, and
+    the game without compensation and as its rules set it (view
+    ten_thousand_duel_fair_compensation, docs/farkle.md).
+
+    N players (--players 3 or 4): searched over the stored turn starts with
+    seat 1 to move and at least one seat at 0: the starting scores with the
+    least largest |p_win - 1/N|, next to the seats' chances without
+    compensation. New, unpublished results (docs/n_players.md).
 
     Example:
 
     \b
+        dicebase ten-thousand compensation
+        dicebase ten-thousand compensation --rules minimal-farkle --json
         dicebase ten-thousand compensation --players 3
     """
     fmt = resolve_format(fmt, as_json)
@@ -355,6 +365,18 @@ def compensation(players, rules, db_path, fmt, as_json):
     doc = answer.as_dict()
     if fmt == "json":
         emit(doc, fmt)
+        return
+    if "nearest" in doc:  # two players
+        rows = [{"first_player_start": n["scores"][0], "second_player_start": n["scores"][1],
+                 "p_first_player_wins": n["p_win1"], "deviation": n["deviation"]} for n in doc["nearest"]]
+        emit(rows, fmt)
+        if fmt == "table":
+            who = {None: "no compensation", 1: f"the first player starts with {answer.compensation:,}",
+                   2: f"the second player starts with {answer.compensation:,}"}[answer.compensated_seat]
+            own = ("" if not answer.rules_compensation else
+                   f"; as its rules set it ({answer.rules_compensation:,}): {answer.rules_p_wins[0]:.6f}")
+            click.echo(f"fairest: {who} (first player wins {answer.p_wins[0]:.6f}); without compensation the first "
+                       f"player wins {answer.uncompensated[0]:.6f}{own} ({answer.rules}, goal {answer.goal:,})")
         return
     rows = [{"seat": n + 1, "start": doc["scores"][n], "p_win": doc["p_wins"][n],
              "p_win_uncompensated": doc["uncompensated_p_wins"][n]} for n in range(answer.players)]

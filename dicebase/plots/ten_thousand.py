@@ -19,7 +19,10 @@ class _TenThousand(FigureSpec):
     def resolve(self, db, opts: dict) -> dict:
         rules = opts.get("variant", "ten-thousand")
         db.ten_thousand.thresholds(rules)  # BadInput / NotInDatabase (naming the build command) if not built
-        return {**opts, "variant": rules, "goal": self._goal(db, rules, opts.get("goal"))}
+        rule = db.ten_thousand.rule_sets()[rules]  # issue 24: the titles say how its game ends, its penalty
+        return {**opts, "variant": rules, "goal": self._goal(db, rules, opts.get("goal")),
+                "first_wins": rule.get("last_round") == "first_to_goal_wins",
+                "penalty": rule.get("farkle_penalty", 0), "bank_minimum": rule.get("bank_minimum", 0)}
 
     def _goal(self, db, rules: str, goal):
         built = db.ten_thousand.goal(rules)  # NotInDatabase naming the build command when not solved
@@ -32,6 +35,18 @@ class _TenThousand(FigureSpec):
         return f"rules {opts['variant']}{goal}"
 
 
+def ending(opts: dict) -> str:
+    """How the two-player game ends, in a few words (issue 24's last_round)."""
+    return "the first to bank it wins" if opts.get("first_wins") else "the other gets a last turn"
+
+
+def turn_title(opts: dict) -> str:
+    """What the solitaire part shows (issue 24: with a farkle penalty, the turn with no farkle in hand)."""
+    if opts.get("penalty"):
+        return f"Solitaire turn, no farkle in hand, best long-run average ({opts['variant']}): bank from"
+    return f"Solitaire turn, most expected points ({opts['variant']}): bank once the turn total reaches"
+
+
 #: Colour bands of the two-player maps, points: equal-width bands, so a threshold reads off the bar.
 BANDS = (0, 300, 400, 500, 750, 1000, 1500, 2000, 3000, 5000, 7500, 10000)
 
@@ -41,8 +56,10 @@ class Thresholds(_TenThousand):
     summary = "10,000: when to bank, solitaire by dice left and standing triple, and two-player over both scores"
     description = (
         "Top: the optimal solitaire turn (most expected points) banks from this turn total on, by dice "
-        "about to be rolled and standing three of a kind (seed 004's decision tree). Below: in the "
-        "two-player race to the goal (a last turn for the other player), the largest turn total at "
+        "about to be rolled and standing three of a kind (seed 004's decision tree; with a consecutive-farkle "
+        "penalty the turn with no farkle in hand, maximising the long-run average; below a bank minimum it "
+        "always rolls). Below: in the two-player race to the goal (a last turn for the other player, or the "
+        "first to bank the goal wins, as the rules say), the largest turn total at "
         "which optimal play still rolls, over own and opponent score, for six dice (turn start or hot "
         "dice) and for each smaller number of dice, without a standing triple. Only reachable turn "
         "totals count. A rule set without a two-player solve shows the solitaire part alone."
@@ -92,15 +109,17 @@ class Thresholds(_TenThousand):
 
         c = {n: names.index(n) for n in names}
         bank_from = np.full((6, 7), np.nan)
+        never = np.zeros((6, 7), dtype=bool)  # a class that never banks (a no-score bonus's six dice, issue 24)
         cells = max(opts["goal"] // STEP, 1)
         last_roll = np.full((6, cells, cells), np.nan)
         for row in rows:
             dice, triple, total = row[c["dice"]], row[c["triple"]], row[c["turn_total"]]
             if row[c["part"]] == "solitaire":
                 bank_from[dice - 1, triple] = np.nan if total is None else total
+                never[dice - 1, triple] = total is None
             elif total is not None:
                 last_roll[6 - dice, row[c["opponent"]] // STEP, row[c["score"]] // STEP] = total
-        return {"bank_from": bank_from, "last_roll": last_roll, "duel": np.array(opts["goal"] > 0)}
+        return {"bank_from": bank_from, "never": never, "last_roll": last_roll, "duel": np.array(opts["goal"] > 0)}
 
     def draw(self, fig, data, opts):
         import numpy as np
@@ -113,6 +132,7 @@ class Thresholds(_TenThousand):
             top, bottom = fig, None
         triples = [t for t in range(7) if not np.isnan(data["bank_from"][:, t]).all()]  # farkle: no triples
         bank_from = data["bank_from"][:, triples]
+        never = data["never"][:, triples]
         ax = top.subplots()
         norm = LogNorm(np.nanmin(bank_from), np.nanmax(bank_from))
         ax.set_facecolor("#eeeeee")
@@ -122,11 +142,13 @@ class Thresholds(_TenThousand):
                 light = norm(value) > 0.55
                 ax.text(t, d, f"{int(value):,}", ha="center", va="center", fontsize=10,
                         color="black" if light else "white")
+            elif never[d, t]:
+                ax.text(t, d, "never banks", ha="center", va="center", fontsize=10, color="black")
         ax.set_xticks(range(len(triples)), [f"{t}s" if t else "none" for t in triples])
         ax.set_yticks(range(6), [str(d) for d in range(1, 7)])
         ax.set_xlabel("standing three of a kind (its face scores again); grey: not possible")
         ax.set_ylabel("dice about to be rolled")
-        ax.set_title(f"Solitaire turn, most expected points ({opts['variant']}): bank once the turn total reaches")
+        ax.set_title(turn_title(opts))
         cbar = top.colorbar(image, ax=ax, pad=0.01)
         cbar.set_label("bank from (points)")
         if bottom is None:
@@ -152,7 +174,7 @@ class Thresholds(_TenThousand):
         cbar = bottom.colorbar(image, ax=axes, pad=0.01, spacing="uniform", ticks=BANDS)
         cbar.ax.set_yticklabels([f"{b:,}" for b in BANDS])
         cbar.set_label("largest turn total at which optimal play rolls (points; grey: always bank)")
-        bottom.suptitle(f"Two players, first to {goal:,} (the other gets a last turn), no standing triple:"
+        bottom.suptitle(f"Two players, first to {goal:,} ({ending(opts)}), no standing triple:"
                         " roll up to the colour, then bank", fontsize=12)
         fig.suptitle(f"10,000 ({opts['variant']}): when to bank")
 
@@ -162,7 +184,8 @@ class Win(_TenThousand):
     summary = "10,000: the win chance at the start of a turn over both players' scores, optimal play by both"
     description = (
         "The probability that the player about to start a turn (six dice, turn total 0) wins the "
-        "two-player race to the goal, the other getting a last turn, when both play optimally; over "
+        "two-player race to the goal (the other getting a last turn, or the first to bank the goal winning, as "
+        "the rules say) when both play optimally; over "
         "own score (x) and opponent score (y). White lines: 10%, 25%, 50% (an even game, thick), 75% and 90%."
     )
     options = (VARIANT, GOAL)
@@ -208,7 +231,8 @@ class Win(_TenThousand):
         ax.set_yticks(ticks, [f"{int(t):,}" for t in ticks])
         cbar = fig.colorbar(image, ax=ax, pad=0.02, format=lambda v, _: f"{v:.0%}")
         cbar.set_label("win probability of the player to move (both optimal)")
-        fig.suptitle(f"10,000 ({opts['variant']}, first to {goal:,}): who is winning at the start of a turn")
+        fig.suptitle(f"10,000 ({opts['variant']}, first to {goal:,}, {ending(opts)}): who is winning at the start "
+                     "of a turn")
 
 
 FIGURES = (Thresholds(), Win())

@@ -315,6 +315,44 @@ ten_thousand_duel_start = View(
 
 VIEWS = [ten_thousand_thresholds, ten_thousand_gaps, ten_thousand_duel_start]
 
+# issue 24 (docs/farkle.md): the fair compensation of every two-player rule set, from its stored turn starts
+_b = ten_thousand_duel_bounds.c
+DUEL_COMPENSATION_COMMENTS = {
+    "rules": RULES, "goal": GOAL,
+    "score1": "the first player's starting points (0 unless the first player is the one compensated), points",
+    "score2": "the second player's starting points (the compensation), points",
+    "p_win1": "the first player's win probability from these starting scores, the first player to move, both "
+              "playing optimally, probability 0-1",
+    "p_win2": "the second player's win probability, 1 - p_win1, probability 0-1",
+    "deviation": "|p_win1 - 1/2|: how far the start is from a fair game, probability difference",
+}
+_duel_comp = select(
+    _b.rules, _b.goal, _b.score.label("score1"), _b.opponent.label("score2"), _b.p_start.label("p_win1"),
+    (literal(1.0) - _b.p_start).label("p_win2"), func.abs(_b.p_start - literal(0.5), type_=Double).label("deviation"),
+).where((_b.score == 0) | (_b.opponent == 0))
+ten_thousand_duel_compensation = View(
+    "ten_thousand_duel_compensation",
+    GAME,
+    "Two-player 10,000 (every rule set solved for two players): every start with compensation, one player at 0 and "
+    "the other at a stored score below the goal, the first player to move (ten_thousand_duel_bounds.p_start), and "
+    "how far it is from fair.",
+    _duel_comp,
+    DUEL_COMPENSATION_COMMENTS,
+)
+_dc = _duel_comp.subquery("c")
+_dm = select(_dc.c.rules, _dc.c.goal, func.min(_dc.c.deviation).label("least")).group_by(
+    _dc.c.rules, _dc.c.goal).subquery("m")
+ten_thousand_duel_fair_compensation = View(
+    "ten_thousand_duel_fair_compensation",
+    GAME,
+    "Two-player 10,000: the fair compensation of each rule set and goal, the start of ten_thousand_duel_compensation "
+    "whose first-player win probability is closest to 1/2 (several rows only on an exact tie).",
+    select(_dc).select_from(_dc.join(_dm, (_dm.c.rules == _dc.c.rules) & (_dm.c.goal == _dc.c.goal)
+                                     & (_dm.c.least == _dc.c.deviation))),
+    DUEL_COMPENSATION_COMMENTS,
+)
+VIEWS += [ten_thousand_duel_compensation, ten_thousand_duel_fair_compensation]
+
 
 # ---------------------------------------------------------------------------
 # N players (issue 21; docs/n_players.md): one block per (rules, goal, players)

@@ -432,6 +432,16 @@ def _rolled_ones_n(server, request: Request, variants, variant, rules, counts, p
 
 # -- 10,000 -----------------------------------------------------------------------------------------
 
+def _rules_words(server, rules_name: str) -> list[str]:
+    """The rule set's rules in words (issue 24: how the game ends, minimums, bonus, penalty, compensation)."""
+    from dicebase.errors import DicebaseError
+
+    try:
+        return server.thread_db().ten_thousand.rules_in_words(rules_name)
+    except DicebaseError:
+        return []
+
+
 def ten_thousand(server, request: Request) -> Response:
     """A roll and the turn's state -> every keep ranked, then roll or bank; odds; bank thresholds."""
     variants = _variants(server, "ten_thousand")
@@ -459,7 +469,9 @@ def ten_thousand(server, request: Request) -> Response:
     odds, odds_error = _lookup(server, "/api/v1/ten-thousand/odds", {"dice": odds_dice, "rules": rules_name})
     thresholds, _ = _lookup(server, "/api/v1/ten-thousand/thresholds", {"rules": rules_name})
     goal = next((g["options"].get("goal") for g in server.info["games"] if g["game"] == "ten_thousand"), None)
+    rules_words = _rules_words(server, rules_name)
     return _render(request, "ten_thousand.html", {
+        "rules_words": rules_words,
         "title": "10,000 advisor",
         "variants": variants, "rules_name": rules_name, "rolled": rolled, "dice_text": " ".join(map(str, rolled)),
         "state": state, "goal": goal, "answer": answer, "error": error,

@@ -51,7 +51,7 @@ class Lookahead:
             starts = {o: found[0][o] for o in [i, *(b for b in banked if b < goal)] if o in found[0]}
         else:
             starts = self._stored.turn_starts(rules, goal, j, [i, *(b for b in banked if b < goal)])
-        over = [b - j + unit for b in banked if b >= goal]
+        over = [self._last_need(rules, b - j) for b in banked if b >= goal]
         exceed = self._stored.exceed_start(rules, min(over), max(over)) if over else {}
         if i not in starts or any(b not in starts for b in banked if b < goal):
             raise NotInDatabase(f"ten_thousand_duel lacks turn-start values of score {j}; rebuild: "
@@ -64,8 +64,14 @@ class Lookahead:
             elif b < goal:
                 values.append((1 - starts[b], "bank"))
             else:
-                values.append((1 - exceed.get((b - j + unit, start, 0), 0), "bank"))
+                values.append((1 - exceed.get((self._last_need(rules, b - j), start, 0), 0), "bank"))
         return values, starts[i], stored
+
+    def _last_need(self, rules: str, lead: int) -> int:
+        """What the opponent's last turn must gain after a bank ``lead`` points ahead at or past the goal:
+        more than the lead, and at least the bank minimum (issue 24; the documented queries take
+        ``lead + unit``, the same without a bank minimum)."""
+        return max(lead + self._shape(rules)[0], self._rule_set(rules).bank_minimum)
 
     def _last_turn_values(self, rules: str, need: int, keeps: list[tuple]) -> list[tuple[float, str]]:
         """(value, then) of each keep as LAST_TURN_SQL values it (``need``: what the turn must still gain)."""
@@ -84,7 +90,8 @@ class Lookahead:
         return [stored.get((k + p, da, ta), (k + p, "bank")) for _roll, _keep, p, _used, da, ta, _hd, _dom in keeps]
 
     def _bank_value(self, rules: str, goal: int, i: int, j: int, k: int) -> float:
-        """BANK_VALUE_SQL: 1 - W(j, i + k) below the goal, else 1 - P_exceed(i + k - j + unit)."""
+        """BANK_VALUE_SQL: 1 - W(j, i + k) below the goal, else 1 - P_exceed(i + k - j + unit) (the need at
+        least the bank minimum, :meth:`_last_need`)."""
         if i + k < goal:
             w = self._stored.turn_starts(rules, goal, j, [i + k])
             if not w:
@@ -92,7 +99,7 @@ class Lookahead:
                                     f"{self.rebuild_command()}")
             return 1 - w[i + k]
         unit, start = self._shape(rules)
-        need = i + k - j + unit
+        need = self._last_need(rules, i + k - j)
         return 1 - self._stored.exceed_start(rules, need, need).get((need, start, 0), 0)
 
     def _stored_state(self, key: tuple, p_win, bank: float | None) -> State | None:
@@ -144,7 +151,8 @@ class Lookahead:
         if answer is not None:
             return answer
         # DUEL_LOOKAHEAD_SQL's value of every distinct keep outcome (points, dice after, triple after)
-        over = [i + k + points - j + unit for points, _da, _ta in look.outcomes if i + k + points >= goal]
+        over = [self._last_need(rules, i + k + points - j) for points, _da, _ta in look.outcomes
+                if i + k + points >= goal]
         exceed = self._stored.exceed_start(rules, min(over), max(over)) if over else {}
         values = []
         for points, da, ta in look.outcomes:
@@ -157,7 +165,7 @@ class Lookahead:
                                             f"{self.rebuild_command()}")
                     v = 1 - starts[banked]
                 else:
-                    v = 1 - exceed.get((banked - j + unit, start, 0), 0)
+                    v = 1 - exceed.get((self._last_need(rules, banked - j), start, 0), 0)
             values.append(v)
         parts = [(prob, max(map(values.__getitem__, outcomes)) if outcomes else None)
                  for prob, outcomes in look.rolls]

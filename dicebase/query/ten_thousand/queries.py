@@ -17,7 +17,7 @@ from dicebase.query.base import (
 )
 from dicebase.query.ten_thousand.lookahead import Lookahead
 from dicebase.query.ten_thousand.results import (
-    EXPECTED, WIN, Best, Gap, KeepAction, OddsRow, State, Threshold, positional,
+    AVERAGE, EXPECTED, WIN, Best, DuelCompensation, Gap, KeepAction, OddsRow, State, Threshold, positional,
 )
 from dicebase.query.blocks import held_bytes
 from dicebase.query.ten_thousand.stored import Stored
@@ -63,6 +63,8 @@ class Queries(Lookahead):
         self._classes: dict[str, dict] = {}
         self._goals: dict[str, int] = {}
         self._rule_sets: dict[str, object] = {}
+        self._solvers: dict[str, dict] = {}  # rules -> build_variants.solver_json
+        self._bonus_tails: dict[str, float] = {}  # rules -> see _bonus_tail
         self._odds: dict[tuple[str, int, int], list[OddsRow]] | None = None
         self._lookaheads: dict[tuple, object] = {}  # (rules, dice, triple) -> see _lookahead
         self._n = None  # the N-player lookups (see n)
@@ -158,9 +160,92 @@ class Queries(Lookahead):
 
     def _scores(self, rules: str, score, opponent) -> tuple[int, int, int]:
         goal, unit = self.goal(rules), self._rule(rules)["unit"]
+        self._two_player_rules(rules)
         i = _points(score, "--score", unit, goal - unit, f" (the player to move is below the goal {goal})")
-        j = _points(opponent, "--opponent", unit, MAX_POINTS, f" (at or above the goal {goal}: your last turn)")
+        if self._rule_set(rules).last_round == "first_to_goal_wins":  # no last turn: a bank at the goal wins
+            j = _points(opponent, "--opponent", unit, goal - unit,
+                        f" (in {rules} the first player to bank {goal} wins at once: no last turn)")
+        else:
+            j = _points(opponent, "--opponent", unit, MAX_POINTS, f" (at or above the goal {goal}: your last turn)")
         return goal, i, j
+
+    def _beyond_sql(self, rules: str) -> bool:
+        """Whether a rule set's two-player values differ from the documented queries' (issue 24): they value a
+        bank at or past the goal by the opponent's must-exceed last turn needing more than the lead; under
+        first_to_goal_wins it wins at once, and a bank minimum raises what that last turn needs."""
+        rs = self._rule_set(rules)
+        return rs.last_round == "first_to_goal_wins" or rs.bank_minimum > 0
+
+    def _two_player_rules(self, rules: str) -> None:
+        """BadInput (one line) for a two-player lookup of a rule set whose stored game these lookups cannot
+        read (issue 24): a consecutive-farkle penalty (both players' farkle counts and scores below 0 are
+        part of its state) and shared last-turn ties."""
+        rs = self._rule_set(rules)
+        if rs.farkle_penalty:
+            raise BadInput(f"rule set {rules!r} has a consecutive-farkle penalty: its two-player states include "
+                           "both players' farkle counts, which these lookups do not take yet; its one-turn "
+                           "lookups work (leave out --score and --opponent)")
+        if rs.last_round == "others_one_turn_ties_shared":
+            raise BadInput(f"rule set {rules!r} shares last-turn ties, which these two-player lookups do not model")
+
+    def _solver(self, rules: str) -> dict:
+        """The stored solver record of a rule set (build_variants.solver_json: bounds, tolerances, the
+        average-reward solve of a penalty)."""
+        if rules not in self._solvers:
+            row = self.db.fetchone("SELECT solver_json FROM build_variants WHERE game = 'ten_thousand' AND variant = ?",
+                                   (rules,))
+            self._solvers[rules] = json.loads(row[0] or "{}") if row else {}
+        return self._solvers[rules]
+
+    def _turn_farkle_value(self, rules: str) -> float:
+        """What a farkle is worth in the stored one-turn values, points: 0, or under a consecutive-farkle
+        penalty the relative value of one farkle in a row (the stored turn is count 0's, docs/farkle.md)."""
+        if not self._rule_set(rules).farkle_penalty:
+            return 0.0
+        try:
+            return float(self._solver(rules)["solitaire"]["farkle_values_points"][0])
+        except (KeyError, IndexError, TypeError, ValueError):
+            raise NotInDatabase(f"the build record of {rules!r} lacks its farkle values (an older build); rebuild: "
+                                f"{self.rebuild_command()}") from None
+
+    def _bonus_tail(self, rules: str) -> tuple[int, float]:
+        """(K, c): the stored bound K of the one-turn table (points) and, under a no-score bonus, what rolling
+        on from all the dice adds past it: the solver values the all-dice class at a turn total k >= K as
+        k + c (it rolls there, docs/farkle.md), stored at K, so c = value(K, all dice) - K."""
+        if rules not in self._bonus_tails:
+            rs = self._rule_set(rules)
+            try:
+                K = int(self._solver(rules)["solitaire"]["bank_bound_points"])
+            except (KeyError, TypeError, ValueError):
+                raise NotInDatabase(f"the build record of {rules!r} lacks its bank bound; rebuild: "
+                                    f"{self.rebuild_command()}") from None
+            c = 0.0
+            if rs.no_score_bonus:
+                row = self._stored.solitaire(rules, K, K).get((K, rs.dice, 0))
+                if row is None:
+                    raise NotInDatabase(f"ten_thousand_solitaire lacks its bound row ({K}, {rs.dice}, 0) of {rules!r}; "
+                                        f"rebuild: {self.rebuild_command()}")
+                c = float(row[0]) - K
+            self._bonus_tails[rules] = (K, c)
+        return self._bonus_tails[rules]
+
+    def _turn_rows(self, rules: str, k: int, rows: list, farkle_value: float) -> list:
+        """The solitaire lookahead's rows (keep, points, used, dice after, triple after, hot dice, dominated,
+        value, then) with issue 24's options applied where the stored table has no row: a keep of every die
+        without hot dice below the bank minimum loses the turn (the farkle value), and under a no-score bonus
+        a keep that gives all the dice back past the stored bound rolls on (k + c, :meth:`_bonus_tail`)."""
+        rs = self._rule_set(rules)
+        if not (rs.bank_minimum or rs.no_score_bonus):
+            return rows
+        K, c = self._bonus_tail(rules) if rs.no_score_bonus else (None, 0.0)
+        out = []
+        for keep, p, used, da, ta, hd, dom, v, then in rows:
+            if da == 0 and k + p < rs.bank_minimum:
+                v, then = farkle_value, "lost"
+            elif K is not None and k + p > K and (da, ta) == (rs.dice, 0):
+                v, then = k + p + c, "roll"
+            out.append((keep, p, used, da, ta, hd, dom, v, then))
+        return out
 
     def _shape(self, rules: str) -> tuple[int, int]:
         """(scoring unit, dice at a turn start) of a built rule set (50 and 6 in every preset)."""
@@ -214,18 +299,23 @@ class Queries(Lookahead):
         if (score is None) != (opponent is None):
             raise BadInput("give both --score and --opponent (two-player game) or neither (solitaire turn)")
         last = False
-        sqlite = self.db.store == "sqlite"  # its indexed joins run the documented queries fastest
+        rs = self._rule_set(rules)
+        # SQLite: its indexed joins run the documented queries fastest; they take the must-exceed last turn
+        # without a bank minimum, so other rule sets' lookahead runs in Python over key reads (issue 24)
+        sqlite = self.db.store == "sqlite" and (score is None or not self._beyond_sql(rules))
+        if score is not None:
+            goal, i, j = self._scores(rules, score, opponent)  # the rule set's two-player checks first
         keeps = [] if sqlite else self._keeps(rules, n, t, roll)
         if score is None:
-            objective, goal, farkle_value = EXPECTED, None, 0.0
+            objective, goal = AVERAGE if rs.farkle_penalty else EXPECTED, None
+            farkle_value = self._turn_farkle_value(rules)
             sql, params = SOLITAIRE_LOOKAHEAD_SQL, dict(k=k, rules=rules, dice=n, triple=t, roll=roll)
             values = None if sqlite else self._solitaire_values(rules, k, keeps)
         else:
-            goal, i, j = self._scores(rules, score, opponent)
             objective = WIN
             if j >= goal:  # the last turn: end above the opponent or lose
                 last, farkle_value = True, 0.0
-                need = j - i - k + rule["unit"]
+                need = max(j - i - k + rule["unit"], rs.bank_minimum - k)  # ahead, and a bankable total
                 sql, params = LAST_TURN_SQL, dict(need=need, rules=rules, dice=n, triple=t, roll=roll)
                 values = None if sqlite else self._last_turn_values(rules, need, keeps)
             else:
@@ -244,12 +334,16 @@ class Queries(Lookahead):
             rows = self.db.read(*positional(sql, params))
         else:
             rows = [(*keep[1:], *value) for keep, value in zip(keeps, values)]
+        if score is None:
+            rows = self._turn_rows(rules, k, rows, farkle_value)
         opening = not last and score is not None and i == 0  # a two-player turn still below the opening minimum
+        # the smallest total a turn may end with banked (a bank minimum on every turn, issue 24)
+        lowest = max(rs.bank_minimum, rule["opening_minimum"] if opening else 0)
 
         def ends(p: int, then: str) -> str:
             """What follows a keep of every die without hot dice: the turn ends, banked or (below the
-            opening minimum) lost; the stored lost-turn rows (dice 0) read 'roll' in the queries."""
-            return "lost" if opening and k + p < rule["opening_minimum"] else "bank"
+            opening or bank minimum) lost; the stored lost-turn rows (dice 0) read 'roll' in the queries."""
+            return "lost" if k + p < lowest else "bank"
 
         actions = [
             KeepAction([int(c) for c in keep], int(p), int(da), int(ta), bool(hd), bool(dom), float(v),
@@ -267,6 +361,11 @@ class Queries(Lookahead):
             return self._goals[rules]
         row = self.db.fetchone("SELECT MAX(goal) FROM ten_thousand_policy_duel WHERE rules = ?", (rules,))
         if not row or row[0] is None:
+            from dicebase.rules.ten_thousand import two_player_refusal
+
+            why = two_player_refusal(self._rule_set(rules))
+            if why:  # issue 24: a rule set the two-player solver cannot solve yet
+                raise NotInDatabase(f"the two-player game of {rules!r} is not built: {why}")
             wanted = [*built_options(self.db, "ten_thousand").get("duel_rules", []), rules]
             raise NotInDatabase(f"the two-player game of {rules!r} is not built; add it with: "
                                 f"{self.rebuild_command(duel_rules=list(dict.fromkeys(wanted)))}")
@@ -340,8 +439,9 @@ class Queries(Lookahead):
         self._check_turn(rule, n, t, k)
         goal, i, j = self._scores(rules, score, opponent)
         key = (rules, goal, i, j, k, n, t)
+        bank_minimum = self._rule_set(rules).bank_minimum
         if j >= goal:
-            need = j - i - k + unit
+            need = max(j - i - k + unit, bank_minimum - k)  # ahead, and a total that may be banked (issue 24)
             if need <= 0:  # already ahead: bank and win; rolling risks only the farkle
                 return State(*key, True, 1.0, "bank", 1.0 - self.classes(rules)[(n, t)][0], 1.0,
                              "last turn, already ahead: banking wins; rolling wins unless it farkles "
@@ -349,11 +449,16 @@ class Queries(Lookahead):
             stored = self._stored.exceed(rules, need, need, n, t).get((need, n, t))
             row = None if stored is None else (stored,)
             p = float(row[0]) if row else 0.0
-            return State(*key, True, p, "roll", p, 0.0 if k > 0 else None,
-                         f"last turn: ten_thousand_exceed (need = opponent - score - turn_total + {unit} = {need})"
-                         + ("" if row else "; past the stored needs, taken as 0"))
-        can_bank = k > 0 and (i > 0 or k >= rule["opening_minimum"])
+            how = (f"need = opponent - score - turn_total + {unit} = {need}" if need == j - i - k + unit else
+                   f"need = the bank minimum {bank_minimum} - turn_total = {need}")
+            return State(*key, True, p, "roll", p, 0.0 if k > 0 and k >= bank_minimum else None,
+                         f"last turn: ten_thousand_exceed ({how})" + ("" if row else "; past the stored needs, taken as 0"))
+        rs = self._rule_set(rules)
+        can_bank = k > 0 and k >= rs.bank_minimum and (i > 0 or k >= rule["opening_minimum"])
         self._stored.asked(rules, goal)
+        if self.db.store == "sqlite" and self._beyond_sql(rules):
+            # ROLL_PARTS_SQL values a bank at the goal by a must-exceed last turn: the lookahead in Python
+            return self._state_by_position(rule, key, can_bank)
         if self.db.store == "duckdb" or self._stored.bounds_block(rules, goal) is not None:
             # the turn starts of j (by position, or the bounds block in memory), then the pair's rows from k on
             return self._state_by_position(rule, key, can_bank)
@@ -422,9 +527,62 @@ class Queries(Lookahead):
         """N players: each seat's win probability from the start (``ten_thousand_seat_wins``)."""
         return self.n.seats(players, _rule_name(rules, variant))
 
-    def compensation(self, players, rules: str | None = None, *, variant: str | None = None):
-        """N players: the fair compensation (starting scores bringing every seat closest to 1/N)."""
-        return self.n.compensation(players, _rule_name(rules, variant))
+    def compensation(self, players=None, rules: str | None = None, *, variant: str | None = None):
+        """The fair compensation: the starting scores that bring every seat closest to an even share.
+
+        Two players (``players`` None or 2, issue 24): from the two-player game's stored turn starts (view
+        ten_thousand_duel_fair_compensation), a :class:`DuelCompensation`; a database with the N-player
+        tables of two players but not the two-player game answers from those.  Three or more: the N-player
+        tables (``-o ten-thousand.players=...``), a :class:`~.nplayer.Compensation`."""
+        rules = _rule_name(rules, variant)
+        if players is not None and whole_number(players, "players") != 2:
+            return self.n.compensation(players, rules)
+        self._rule(rules)
+        try:
+            goal = self.goal(rules)
+        except NotInDatabase:
+            if players is not None and any(key[0] == rules and key[2] == 2 for key in self.n.built):
+                return self.n.compensation(2, rules)
+            raise
+        return self._duel_compensation(rules, goal)
+
+    def _duel_compensation(self, rules: str, goal: int) -> DuelCompensation:
+        """The two-player fair compensation of (rules, goal): what the view ten_thousand_duel_fair_compensation
+        holds, read from ten_thousand_duel_bounds as the view does (so that a file built before the view
+        answers too), ties to the smaller compensation."""
+        rs = self._rule_set(rules)
+        fair = self.db.fetchall(
+            "SELECT score, opponent, p_start, abs(p_start - 0.5) AS deviation FROM ten_thousand_duel_bounds "
+            "WHERE rules = ? AND goal = ? AND (score = 0 OR opponent = 0) "
+            "ORDER BY deviation, score + opponent, score LIMIT 5", (rules, goal))
+        own = sorted({0, rs.compensation if rs.compensation < goal else 0})
+        starts = dict(self.db.fetchall(
+            f"SELECT opponent, p_start FROM ten_thousand_duel_bounds WHERE rules = ? AND goal = ? AND score = 0 "
+            f"AND opponent IN ({', '.join('?' * len(own))})", (rules, goal, *own)))
+        if not fair or any(c not in starts for c in own):
+            raise NotInDatabase(f"ten_thousand_duel_bounds lacks the turn starts of {rules!r} to {goal}; rebuild: "
+                                f"{self.rebuild_command()}")
+        s1, s2, p, d = fair[0]
+        p0, pc = float(starts[0]), float(starts[own[-1]])
+        return DuelCompensation(rules, goal, (int(s1), int(s2)), (float(p), 1.0 - float(p)), float(d),
+                                (p0, 1.0 - p0), abs(p0 - 0.5), own[-1], (pc, 1.0 - pc),
+                                tuple((int(a), int(b), float(q), float(e)) for a, b, q, e in fair))
+
+    def rules_in_words(self, rules: str | None = None, *, variant: str | None = None) -> list[str]:
+        """A built rule set's rules in words, one sentence each: its description, then how the game ends
+        and the Farkle family's options it uses (issue 24: bank minimum, no-score bonus, penalty ...)."""
+        from dicebase.rules.ten_thousand import options_text
+
+        from dataclasses import replace
+
+        rules = _rule_name(rules, variant)
+        self._rule(rules)
+        rs = self._rule_set(rules)
+        if self.db.fetchone("SELECT count(*) FROM ten_thousand_policy_duel WHERE rules = ?", (rules,))[0]:
+            goal = self.goal(rules)  # a preset's two-player game is built to the build's goal
+            if goal != rs.goal and rs.compensation < goal:
+                rs = replace(rs, goal=goal)
+        return [rs.description.rstrip(".") + ".", *options_text(rs)]
 
     def gaps(self) -> list[Gap]:
         self.db.require_game("ten_thousand")

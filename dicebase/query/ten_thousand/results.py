@@ -9,6 +9,10 @@ from dicebase.rules.ten_thousand import FACES, roll_multisets
 
 EXPECTED = "expected_banked_points"
 WIN = "win_probability"
+#: The one-turn objective of a rule set with a consecutive-farkle penalty (issue 24, docs/farkle.md): the
+#: turn's expected banked points plus the relative value of the farkle count it leaves (a farkle is worth
+#: the relative value of one more farkle in a row, not 0), which ranks actions as the long-run average does
+AVERAGE = "average_reward_turn_value"
 
 _POSITIONAL: dict[str, tuple[str, list[str]]] = {}  # sql -> (text with ?, parameter names in order)
 
@@ -108,6 +112,43 @@ class Threshold:
     bank_from: int | None
     last_roll: int | None
     seed004_bank_from: int | None
+
+
+@dataclass(frozen=True)
+class DuelCompensation:
+    """Two players (issue 24): the fair compensation from the stored turn starts (view
+    ten_thousand_duel_fair_compensation), the first player to move.  The fields of the N-player answer
+    (``scores``, ``p_wins`` per seat ...) and the starts nearest to fair."""
+
+    rules: str
+    goal: int
+    scores: tuple[int, int]  # starting points of the first and second player (one of them 0)
+    p_wins: tuple[float, float]
+    deviation: float  # |p_win of the first player - 1/2|
+    uncompensated: tuple[float, float]  # both players' win probabilities from 0, 0
+    uncompensated_deviation: float
+    rules_compensation: int  # the rule set's own `compensation` (points the second player starts with)
+    rules_p_wins: tuple[float, float]  # both players' win probabilities from the rule set's own start
+    nearest: tuple = ()  # ((score1, score2, p_win1, deviation), ...) the starts nearest to fair, fairest first
+
+    @property
+    def compensation(self) -> int:
+        """The points the compensated player starts with."""
+        return max(self.scores)
+
+    @property
+    def compensated_seat(self) -> int | None:
+        """1 or 2: the seat that starts with the compensation (None: no compensation is fairest)."""
+        return None if self.compensation == 0 else (2 if self.scores[1] else 1)
+
+    def as_dict(self) -> dict:
+        return {"rules": self.rules, "goal": self.goal, "players": 2, "scores": list(self.scores),
+                "p_wins": list(self.p_wins), "deviation": self.deviation,
+                "uncompensated_p_wins": list(self.uncompensated),
+                "uncompensated_deviation": self.uncompensated_deviation,
+                "compensated_seat": self.compensated_seat, "compensation": self.compensation,
+                "rules_compensation": self.rules_compensation, "rules_p_wins": list(self.rules_p_wins),
+                "nearest": [{"scores": [a, b], "p_win1": p, "deviation": d} for a, b, p, d in self.nearest]}
 
 
 @dataclass(frozen=True)

@@ -313,7 +313,11 @@ class Stored:
     def exceed_start(self, rules: str, lo: int, hi: int) -> dict:
         """(need, all dice, 0) -> optimal P_exceed for needs lo..hi: what a bank at or past the goal
         leaves the opponent.  DuckDB reads the whole column once per connection (1,680 rows at goal
-        10,000; remembered); SQLite the needs asked the first time, then the whole column."""
+        10,000; remembered); SQLite the needs asked the first time, then the whole column.  Under
+        last_round = first_to_goal_wins (issue 24) a bank at the goal wins at once: the opponent has no last
+        turn, so none (every such bank is worth 1 - 0, as the solver takes it)."""
+        if self.q._rule_set(rules).last_round == "first_to_goal_wins":
+            return {}
         unit, start = self.q._shape(rules)
         lay = self.found(EXCEED, rules, "optimal")
         if lay is None:
