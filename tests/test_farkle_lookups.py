@@ -379,3 +379,54 @@ def test_rules_command_words_and_check(run_cli, tmp_path, paths):
     assert code == 2 and out == "" and "bank_minimum (line" in err and len(err.strip().splitlines()) == 1
     code, out, err = run_cli(["rules", "ten-thousand", "--check", good])
     assert code == 2 and "on its own" in err
+
+
+# --------------------------------------------------------------------------- the page on a phone
+def test_preset_page_shows_its_rules_in_words_on_a_phone(paths, tmp_path):
+    """A real browser (the system's Chromium, as tests/test_web_browser.py; skipped without it) at 360 px:
+    zilch-playr's page says its rules in words and ranks the keeps by the penalty's turn value."""
+    import os
+    import shutil
+    import signal
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    import test_web_browser as web
+
+    executable = web._chromium()
+    if executable is None:
+        web._unavailable("no Chromium on this machine: apt-get install -y chromium")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        web._unavailable("Playwright for Python is not installed: pip install -e '.[test]'")
+    proc = subprocess.Popen([sys.executable, "-m", "dicebase", "serve", "--port", "0", "--db",
+                             f"duckdb:///{paths['duckdb']}"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        line = proc.stdout.readline()
+        assert " at http://" in line, line + proc.stderr.read()
+        base = line.split(" at ")[1].split("/ ")[0]
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=executable, args=web.CHROMIUM_ARGS)
+            context = browser.new_context(viewport=web.PHONE, device_scale_factor=1, is_mobile=True, has_touch=True)
+            context.route("**/plots/**", lambda route: route.abort())
+            page = context.new_page()
+            page.goto(f"{base}/ten-thousand?rules=zilch-playr&dice=1+5+2+3+4+4&turn_total=0")
+            page.locator("details.rules-words summary").tap()
+            text = page.locator("main").inner_text()
+            assert "A turn may be banked only with at least 300 points." in text
+            assert "The 3rd farkle in a row costs 500 points" in text
+            assert "what one more farkle in a row is worth" in text
+            assert page.locator("ol.keeps li").count() == 3
+            web._check_phone_layout(page)
+            shot = tmp_path / "zilch-phone.png"
+            page.screenshot(path=str(shot), full_page=True)
+            assert shot.stat().st_size > 10_000
+            if os.environ.get("DICEBASE_SCREENSHOTS"):
+                shutil.copy(shot, Path(os.environ["DICEBASE_SCREENSHOTS"]) / "zilch-phone.png")
+            context.close()
+            browser.close()
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.wait(timeout=20)
