@@ -69,6 +69,8 @@ def test_options_and_constants_live_in_the_rules():
     assert rules_module.policy_player_counts({**base, "players": [4]}, "best_response") == ()
     with pytest.raises(ValueError, match="policy_best_response_players lists 3 players"):
         rules_module.validate_options({**base, "players": [2], "policy_best_response_players": [3]})
+    with pytest.raises(ValueError, match="at most 3 players"):
+        rules_module.validate_options({**base, "players": [2, 3, 4], "policy_players": [2, 4]})
 
 
 # --------------------------------------------------------------------------- the tables

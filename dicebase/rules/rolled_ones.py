@@ -226,10 +226,10 @@ DEFAULT_OPTIONS = {
     "players": [2, 3],
     # numbers of players (each also in "players") whose cost of seed 002's human policies is computed
     # (rolled_ones_policy_costs) in the reading "equilibrium": the other seats keep playing the stored
-    # equilibrium, one policy evaluation per count (3 players at goal 50: about 6 s; docs/n_players.md)
+    # equilibrium, one policy evaluation pass per count (3 players at goal 50: about 8 CPU-seconds; docs/n_players.md)
     "policy_players": [2, 3],
     # ... and in the reading "best_response": the other seats exploit the policy, one solve per policy and
-    # seat (3 players: 12 solves, about 100 s at goal 50): -o rolled-ones.policy_best_response_players=[2,3]
+    # seat (3 players: 12 solves, minutes at goal 50): -o rolled-ones.policy_best_response_players=[2,3]
     "policy_best_response_players": [2],
 }
 
@@ -339,13 +339,16 @@ def player_counts(options: dict, key: str = "players") -> tuple[int, ...]:
 #: they keep playing the stored equilibrium (do not adapt; seed 002's measure, the default) or they best-respond
 #: to the policy (exploit it).
 POLICY_MODES = ("equilibrium", "best_response")
+#: The build option listing the numbers of players of each reading.
+POLICY_OPTIONS = {"equilibrium": "policy_players", "best_response": "policy_best_response_players"}
+#: Human-policy costs are built for up to this many players (docs/n_players.md).
+MAX_POLICY_PLAYERS = 3
 
 
 def policy_player_counts(options: dict, mode: str = "equilibrium") -> tuple[int, ...]:
     """Numbers of players whose human-policy costs are computed in reading ``mode``: the build options
     ``policy_players`` (``equilibrium``) and ``policy_best_response_players`` (``best_response``)."""
-    return player_counts(options, {"equilibrium": "policy_players",
-                                   "best_response": "policy_best_response_players"}[mode])
+    return player_counts(options, POLICY_OPTIONS[mode])
 
 
 def _check_nplayer_size(goal: int, players: tuple[int, ...], what: str) -> None:
@@ -381,8 +384,11 @@ def validate_options(options: dict) -> None:
     if bad:
         raise ValueError(f"rolled-ones.{bad[0]} {bad[1]}")
     players = player_counts(options)
-    policy_player_counts(options)
-    policy_player_counts(options, "best_response")
+    for mode in POLICY_MODES:
+        if max(policy_player_counts(options, mode), default=0) > MAX_POLICY_PLAYERS:
+            raise ValueError(f"rolled-ones.{POLICY_OPTIONS[mode]}: human-policy costs are built for at most "
+                             f"{MAX_POLICY_PLAYERS} players (4 players need the final round at the policies' score "
+                             f"cap, about 1.4 GB per seat at goal 50)")
     house = variants(options)[1:]
     _check_size(values, "")
     _check_nplayer_size(values["goal"], players, "")
