@@ -603,7 +603,8 @@ class NPlayers:
         if not got:
             counts = sorted({c for name, c in self.built if name == v.name} | ({n} if n else set())) or [2, 3]
             key = "policy_players" if mode == "equilibrium" else "policy_best_response_players"
+            wanted = sorted({int(r[0]) for r in rows} | {n or 2})  # the counts it has, and this one
             raise NotInDatabase(
                 f"no human-policy costs ({mode}){f' for {n} players' if n else ''} in {v.name}; rebuild with: "
-                f"{self.q.rebuild_command_with(players=counts, **{key: [n] if n else [2]})}")
+                f"{self.q.rebuild_command_with(players=counts, **{key: wanted})}")
         return got
