@@ -181,6 +181,59 @@ def test_rolled_ones_exact_equals_simulation(ro_db):
         _close(bots.simulate(ro_db, "rolled-ones", seating, rounds=n, seed=2), n)
 
 
+# --------------------------------------------------------------------------- Great Rolled Ones, 3 players
+#: the build of tests/test_rolled_ones_nplayer_db.py (goal 20, 2 and 3 players; one build per session)
+NPLAYER_OPTIONS = {"rolled_ones": {"goal": 20, "players": [2, 3], "policy_players": [2, 3],
+                                   "policy_best_response_players": [2]}}
+
+
+@pytest.fixture(scope="module")
+def nro_db(built_db):
+    with dicebase.open(str(built_db(("rolled_ones",), options=NPLAYER_OPTIONS))) as db:
+        yield db
+
+
+def test_rolled_ones_three_optimal_players_give_every_stored_turn_start(nro_db):
+    """Three optimal bots play the stored equilibrium (its mixed decisions at the cycle tuples weighted
+    exactly): the recursion gives the stored win vector at every seat's turn start of every score
+    tuple within 1e-12, the start among them; rotated, each is even."""
+    import numpy as np
+
+    from dicebase.bots.rolled_ones_n import RolledOnesN
+
+    engine = RolledOnesN(nro_db, None, 3)
+    assert engine.mixing  # the goal-20 build has mixed cycle tuples
+    V = engine.values(["optimal"] * 3)
+    assert np.abs(V - engine.starts).max() < 1e-12
+    stored = [s.p_win for s in nro_db.rolled_ones.seats(3)]
+    t = bots.tournament(nro_db, "rolled-ones", ["optimal"] * 3)
+    assert [s.p_win for s in t.seats] == pytest.approx(stored, abs=1e-12)
+    rot = bots.tournament(nro_db, "rolled-ones", ["optimal"] * 3, rotate=True)
+    assert [s.p_win for s in rot.seats] == pytest.approx([1 / 3] * 3, abs=1e-15)
+
+
+def test_rolled_ones_n_player_engine_with_two_seats_is_the_two_player_game(nro_db):
+    """The N-player engine on the 2-player block equals the two-player engine, human policies included."""
+    from dicebase.bots.rolled_ones_n import RolledOnesN
+
+    two = RolledOnesN(nro_db, None, 2)
+    for seating in (["optimal", "fixed-hold-at"], ["keep-pace-end-race", "roll-4-or-5-dice"]):
+        assert list(two.exact(seating)["win"]) == pytest.approx(
+            [s.p_win for s in bots.tournament(nro_db, "rolled-ones", seating).seats], abs=1e-12)
+
+
+def test_rolled_ones_three_players_exact_equals_simulation(nro_db):
+    """Seed 002's policies read for three players (the last seat player 2's cases, "opponent" the
+    leading other player) beside optimal bots: exact equals 20,000 simulated games (a randomising
+    optimal seat draws its stored probability)."""
+    n = 20_000
+    for seating in (["optimal", "fixed-hold-at", "keep-pace-end-race"], ["roll-4-or-5-dice", "optimal", "optimal"],
+                    ["simple-ones-cases", "keep-pace-end-race", "optimal"]):
+        sim = bots.simulate(nro_db, "rolled-ones", seating, rounds=n, seed=5)
+        assert sum(s.exact for s in sim.seats) == pytest.approx(1.0, abs=1e-12)
+        _close(sim, n)
+
+
 # --------------------------------------------------------------------------- 10,000
 @pytest.fixture(scope="module")
 def tt_db(built_db):
@@ -285,7 +338,10 @@ def test_http_tournament_is_the_cli_json(built_db, run_cli):
     (["tournament", "threes", "random"], "at least 2 bots"),
     (["simulate", "threes", "random", "win", "--rounds", "0"], "rounds must be a whole number 1.."),
     (["simulate", "threes", "random", "win", "--seed", "-1"], "seed must be a whole number >= 0"),
-    (["tournament", "rolled-ones", "optimal", "optimal", "optimal"], "two players"),
+    (["tournament", "rolled-ones", "optimal", "optimal", "optimal", "optimal"], "takes 2 to 3 players"),
+    (["tournament", "rolled-ones", "optimal", "optimal", "optimal"], "3 players are not built"),
+    (["tournament", "ten-thousand", "optimal", "seed004", "seed004"], "takes two players in this version"),
+    (["play", "rolled-ones", "--bots", "optimal,optimal"], "against one bot"),
     (["tournament", "threes", *["win"] * 6], "rounds of up to 5 players"),
     (["play", "threes", "--bots", "win", "--seat", "3"], "seat must be 1..2"),
     (["tournament", "ten-thousand", "seed004", "bank-30"], "a bank-T threshold must be a multiple of 50"),

@@ -23,6 +23,7 @@ from dicebase.errors import BadInput
 GAMES = ("threes", "rolled-ones", "ten-thousand")
 MAX_SEATINGS = 5040  # --rotate: distinct seatings evaluated (7 different bots)
 MAX_ROUNDS = 100_000_000
+MAX_ROLLED_ONES = 3  # Great Rolled Ones seats (3: the N-player tables, dicebase.bots.rolled_ones_n)
 
 
 def _game_name(game) -> str:
@@ -66,8 +67,12 @@ def _check_bots(game: str, bots, least: int = 2) -> list[str]:
             others = [g for g in GAMES if g != game and is_bot(g, b)]
             where = f" (it is a {others[0]} bot)" if others else ""
             raise BadInput(f"unknown {game} bot {b!r}{where}; {game} bots: {', '.join(known)}")
-    if game != "threes" and len(bots) != 2:
-        raise BadInput(f"a {game} game has two players in this database's tables, got {len(bots)} bots")
+    if game == "ten-thousand" and len(bots) != 2:
+        raise BadInput(f"a ten-thousand tournament takes two players in this version (the N-player tables' bots are "
+                       f"not done), got {len(bots)} bots")
+    if game == "rolled-ones" and not 2 <= len(bots) <= MAX_ROLLED_ONES:
+        raise BadInput(f"a rolled-ones tournament takes 2 to {MAX_ROLLED_ONES} players (more than 2: the N-player "
+                       f"tables), got {len(bots)} bots")
     return list(bots)
 
 
@@ -132,11 +137,15 @@ class Simulation:
 _ENGINES: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
-def _engine(db, game: str, variant: str | None):
+def _engine(db, game: str, variant: str | None, players: int = 2):
     held = _ENGINES.setdefault(db, {})
-    key = (game, variant)
+    key = (game, variant, players if game == "rolled-ones" else 0)
     if key not in held:
-        if game == "threes":
+        if game == "rolled-ones" and players > 2:
+            from dicebase.bots.rolled_ones_n import RolledOnesN
+
+            held[key] = RolledOnesN(db, variant, players)
+        elif game == "threes":
             from dicebase.bots.threes import Threes
 
             held[key] = Threes(db, "classic" if variant is None else variant)
@@ -152,12 +161,13 @@ def _engine(db, game: str, variant: str | None):
 
 
 def tournament(db, game: str, bots, *, rotate: bool = False, variant: str | None = None) -> Tournament:
-    """Each seat's exact probability of winning (Threes: one round; Great Rolled Ones: a game).
+    """Each seat's exact probability of winning (Threes: one round; Great Rolled Ones, 10,000: a game;
+    Great Rolled Ones of 3 players from the N-player tables).
 
     ``rotate``: each listed player's average over every distinct seating instead."""
     game = _game_name(game)
     bots = _check_bots(game, bots)
-    engine = _engine(db, game, variant)
+    engine = _engine(db, game, variant, len(bots))
     names = seat_names(bots)
     n = len(bots)
     if not rotate:
@@ -199,7 +209,7 @@ def simulate(db, game: str, bots, *, rounds: int, seed: int = 0, variant: str | 
     counts = ("win", "split", "sole") if game == "threes" else ("win",)
     if count not in counts:
         raise BadInput(f"count must be one of {', '.join(counts)} for {game}, got {count!r}")
-    engine = _engine(db, game, variant)
+    engine = _engine(db, game, variant, len(bots))
     exact = engine.exact(bots)[count]
     rng = np.random.default_rng(seed)
     wins = np.zeros(len(bots))

@@ -37,7 +37,9 @@ def tournament(game, bots, rotate, variant, db_path, fmt, as_json):
     Threes: one round with that seating (seat 1 plays first). p_win counts a
     tie for the lowest score as a win for every tied player (seed 003's
     count), p_split splits it, p_sole needs a unique lowest score. Great
-    Rolled Ones and 10,000: a game of two players (seat 1 moves first). Computed from
+    Rolled Ones: a game of 2 or 3 players (3: the N-player tables, the
+    optimal bot playing the stored equilibrium); 10,000: a game of two
+    (seat 1 moves first). Computed from
     each bot's turn outcome distribution and the game's recursion, not by
     sampling. Bots: see `dicebase simulate --help` or docs/bots.md.
 
@@ -48,6 +50,7 @@ def tournament(game, bots, rotate, variant, db_path, fmt, as_json):
         dicebase tournament threes random random random only-3s only-3s only-3s
         dicebase tournament threes only-3s win --rotate --json
         dicebase tournament rolled-ones optimal simple-ones-cases
+        dicebase tournament rolled-ones optimal optimal keep-pace-end-race
         dicebase tournament ten-thousand seed004 bank-350 --rotate
     """
     from dicebase import bots as api
@@ -206,12 +209,12 @@ def play(game, bots, seat, seed, real_dice, variant, ties, db_path, fmt, as_json
             review = play_threes(db, names, seat, ask, say, seed=seed, real_dice=real_dice,
                                  variant=variant or "classic", ties=ties)
         elif game == "rolled-ones":
-            names = _bot_list([bots or "optimal"])
-            _check_bots("rolled-ones", names + ["optimal"] if len(names) == 1 else names + names)
+            names = _one_bot(game, _bot_list([bots or "optimal"]))
+            _check_bots("rolled-ones", names * 2)
             review = play_rolled_ones(db, names[0], seat, ask, say, seed=seed, real_dice=real_dice, variant=variant)
         else:
-            names = _bot_list([bots or "optimal"])
-            _check_bots("ten-thousand", names + ["optimal"] if len(names) == 1 else names + names)
+            names = _one_bot(game, _bot_list([bots or "optimal"]))
+            _check_bots("ten-thousand", names * 2)
             review = play_ten_thousand(db, names[0], seat, ask, say, seed=seed, real_dice=real_dice, rules=variant)
     if quiet:
         emit({**review.as_dict(), "seed": seed}, fmt)
@@ -219,6 +222,12 @@ def play(game, bots, seat, seed, real_dice, variant, ties, db_path, fmt, as_json
     for line in review.lines():
         click.echo(line)
     click.echo(f"(seed {seed}: --seed {seed} plays the same dice again)")
+
+
+def _one_bot(game: str, names: list[str]) -> list[str]:
+    if len(names) != 1:
+        raise BadInput(f"dicebase play {game} sets you against one bot (--bots NAME), got {len(names)}")
+    return names
 
 
 def _isatty(stream) -> bool:

@@ -94,10 +94,10 @@ def play_page(server, request: Request) -> Response:
             _check_bots("threes", names + ["random"])
             review = play_threes(db, names, seat, ask, lines.append, seed=seed)
         elif game == "rolled-ones":
-            _check_bots("rolled-ones", names * 2 if len(names) == 1 else names + names)
+            _check_bots("rolled-ones", _one(game, names) * 2)
             review = play_rolled_ones(db, names[0], seat, ask, lines.append, seed=seed)
         else:
-            _check_bots("ten-thousand", names * 2 if len(names) == 1 else names + names)
+            _check_bots("ten-thousand", _one(game, names) * 2)
             review = play_ten_thousand(db, names[0], seat, ask, lines.append, seed=seed)
         context["review"] = review
     except _Waiting as wait:
@@ -113,6 +113,14 @@ def play_page(server, request: Request) -> Response:
         context["error"] = str(exc)
         return _render(request, context, 400)
     return _render(request, context)
+
+
+def _one(game: str, names: list[str]) -> list[str]:
+    if len(names) != 1:
+        from dicebase.errors import BadInput
+
+        raise BadInput(f"{game} sets you against one bot, got {len(names)}")
+    return names
 
 
 def _render(request: Request, context: dict, status: int = 200) -> Response:
