@@ -136,7 +136,8 @@ def test_rolled_ones_cycle_tuple_shows_the_mixed_decision(clients, dbs):
     for a in want.actions:  # every legal action with every seat's chance
         assert page.rows[a.action] == [_f(p) for p in a.p_wins]
     assert page.rows["as played (mixed)"] == [_f(p) for p in want.p_wins]
-    assert list(page.rows["after"]) == ["seat 1*", "seat 2", "seat 3"]
+    head = '<th scope="col">seat</th><th scope="col" class="mover">1*</th><th scope="col">2</th><th scope="col">3</th>'
+    assert head in clients["rolled_ones"].get("/rolled-ones?players=3&scores=3,5,9&turn_total=7&ones=2").text
     cycle = next(n for n in page.notes if "Best responses cycle" in n)
     for m in want.cycle["randomising"]:
         assert f"seat {m['seat']} rolls at turn total {m['turn_total']} with {m['ones']} 1s aside with probability " \
@@ -174,7 +175,7 @@ def test_rolled_ones_seats_and_fair_start(clients, dbs):
     ("players=3&score2=ten", "seat 2's score must be a whole number, got 'ten'"),
     ("players=3&player=x", "the seat to move must be a whole number"),
     ("players=3&player=4", "player must be 1..3"),
-    ("players=3&score1=-1", "score"),
+    ("players=3&score1=-1", "seat 1's score must be 0..19"),
     ("players=3&score1=25&player=1", "seat 1's score must be 0..19"),
     ("players=3&turn_total=7&ones=1", "cannot occur"),
 ])
@@ -315,6 +316,12 @@ def _submit(page) -> None:
         page.click("form.settings button[type=submit]")
 
 
+def _seat_table_fits(page) -> bool:
+    """The every-seat table is not cut off by its scrolling box (no sideways scrolling to read it)."""
+    return page.evaluate("() => [...document.querySelectorAll('table.seat-wins')]"
+                         ".every(t => t.parentElement.scrollWidth <= t.parentElement.clientWidth)")
+
+
 def _shot(page, tmp_path, name: str) -> None:
     shot = tmp_path / name
     page.screenshot(path=str(shot), full_page=True)
@@ -340,6 +347,7 @@ def test_rolled_ones_three_players_on_a_phone(phone, served_n, dbs, tmp_path):
     assert phone.locator("table.seat-wins tbody tr").count() == 3  # roll, hold, as played
     assert phone.locator("table.seat-wins thead th").count() == 4
     _check_phone_layout(phone)
+    assert _seat_table_fits(phone)
     _shot(phone, tmp_path, "rolled-ones-3-players-phone.png")
 
     phone.fill("#score1", "22")  # seat 1 reached the goal: seat 2's final turn
@@ -367,6 +375,7 @@ def test_ten_thousand_three_players_on_a_phone(phone, served_n, dbs, tmp_path):
     assert phone.locator("ol.keeps .value").first.inner_text() == _f(want.actions[0].p_win)
     assert "Final round" in phone.locator(".result").inner_text()
     _check_phone_layout(phone)
+    assert _seat_table_fits(phone)
     _shot(phone, tmp_path, "ten-thousand-3-players-phone.png")
 
     phone.fill("#dice", "")  # no roll typed: roll or bank with the dice left

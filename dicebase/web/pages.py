@@ -20,7 +20,7 @@ from dicebase.version import __version__
 
 GAMES = [
     ("threes", "/threes", "Threes", "Lowest total of five dice wins; a 3 counts zero. Which dice to keep?"),
-    ("rolled_ones", "/rolled-ones", "Rolled Ones", "Great Rolled Ones: two players race to 50; three 1s end the turn. Roll or hold?"),
+    ("rolled_ones", "/rolled-ones", "Rolled Ones", "Great Rolled Ones: two or more players race to 50; three 1s end the turn. Roll or hold?"),
     ("ten_thousand", "/ten-thousand", "10,000", "The Farkle family: which scoring dice to keep, and when to bank."),
 ]
 
