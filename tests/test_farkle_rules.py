@@ -72,9 +72,10 @@ def test_bad_option_in_a_rules_file_names_the_key(tmp_path):
 
 def test_two_player_refuses_what_it_does_not_model():
     """The two-player (and N-player) solves refuse the options they do not model, in one line."""
-    for name, says in [("zilch-playr", "consecutive-farkle penalty"), ("facebook-farkle", "consecutive-farkle penalty")]:
-        with pytest.raises(ValueError, match=says):
-            validate_options({"rules": [name], "duel_rules": [name], "goal": 1000, "house_rules": {}})
+    with pytest.raises(ValueError, match="no-score bonus only with last_round"):  # zilch-playr: a last round
+        validate_options({"rules": ["zilch-playr"], "duel_rules": ["zilch-playr"], "goal": 1000, "house_rules": {}})
+    validate_options({"rules": ["facebook-farkle"], "duel_rules": ["facebook-farkle"], "goal": 1000,
+                      "house_rules": {}})  # issue 24: the penalty, the bank minimum are solved for two players
     ok = {"rules": ["minimal-farkle"], "duel_rules": ["minimal-farkle"], "goal": 1000, "house_rules": {}}
     validate_options(ok)
     with pytest.raises(ValueError, match="the N-player solve does not support last_round"):

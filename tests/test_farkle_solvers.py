@@ -85,11 +85,13 @@ def test_bank_minimum_turn_against_enumeration():
     assert sol.roll[:6].all()  # below 300 (6 units) the turn must go on
 
 
-def test_first_to_goal_wins_against_value_iteration():
-    """last_round = first_to_goal_wins: the two-player solve against an independent value iteration over
-    every state (i, j, k, dice) at goal 300, sharing only legal_keeps."""
+@pytest.mark.parametrize("bank_minimum", [0, 150])
+def test_first_to_goal_wins_against_value_iteration(bank_minimum):
+    """last_round = first_to_goal_wins (and a bank minimum, issue 24): the two-player solve against an
+    independent value iteration over every state (i, j, k, dice) at goal 300, sharing only legal_keeps."""
     G = 6
-    rs = replace(MINIMAL, goal=300)
+    rs = replace(MINIMAL, goal=300, bank_minimum=bank_minimum)
+    bm = max(1, bank_minimum // 50)
     d = twoplayer.solve(rs, G, keep_tables=False, heuristic=False)
     rolls = {n: [(ways / 6**n, [(kp.points // 50, kp.n_after) for kp in legal_keeps(rs, c, n, 0)])
                  for c, ways in roll_multisets(n)] for n in range(1, 7)}
@@ -98,14 +100,14 @@ def test_first_to_goal_wins_against_value_iteration():
         P = {}
 
         def p(i, j, k, n):  # pre-roll win chance of the player to move
-            if i + k >= G:
+            if k >= bm and i + k >= G:
                 return 1.0
             if (i, j, k, n) in P:
                 return P[i, j, k, n]
             v = 0.0
             for pr, opts in rolls[n]:
                 v += pr * (max(p(i, j, k + a, b) for a, b in opts) if opts else 1 - W[j, i])
-            if k > 0:
+            if k >= bm:
                 v = max(v, 1 - W[j, i + k])
             P[i, j, k, n] = v
             return v
@@ -118,13 +120,19 @@ def test_first_to_goal_wins_against_value_iteration():
     assert np.abs(W - d.W).max() < 1e-12
 
 
-def test_minimal_farkle_compensation_busche_neller_2017():
+@pytest.fixture(scope="module")
+def minimal_full():
+    """Minimal Farkle to 10,000 solved once (about 40 s on one core): the only full-goal solve in the suite;
+    a test that needs it takes this fixture and never solves it again."""
+    return twoplayer.solve(MINIMAL, MINIMAL.goal // MINIMAL.unit, keep_tables=False, heuristic=False)
+
+
+def test_minimal_farkle_compensation_busche_neller_2017(minimal_full):
     """Busche and Neller, 'Optimal Play of the Farkle Dice Game' (ACG 2017), abstract: 'For fairest play,
     we recommend 200 compensation points at the beginning of the game for the second player.'  The
     first player's win probability with the second player starting at c points is W(0, c); 200 is the
     multiple of 50 that brings it closest to 1/2.  (The whole game to 10,000: about 40 s on one core.)"""
-    d = twoplayer.solve(MINIMAL, MINIMAL.goal // MINIMAL.unit, keep_tables=False, heuristic=False)
-    first = d.W[0, :40]
+    first = minimal_full.W[0, :40]
     fair = int(np.abs(first - 0.5).argmin()) * MINIMAL.unit
     assert fair == 200
     assert first[0] > 0.5 > first[5]  # without compensation the first player is favoured; 250 over-compensates

@@ -81,7 +81,31 @@ def build(ctx, options: dict) -> None:
         else:
             sol_start = sol.value[0, 0]
         duel = None
-        if rs in duel_sets:
+        pen = None
+        if rs in duel_sets and rs.farkle_penalty:  # issue 24: the farkle counts in the state (docs/farkle.md)
+            goal = duel_goal(rs, goal_option)
+            with ctx.step(f"{name}: two-player solve to {goal} with the consecutive-farkle penalty"):
+                pen = twoplayer.solve_penalty(rs, goal // rs.unit)
+            solver["two_player"] = {
+                "goal_points": goal,
+                "objective": "win probability; " + rs.last_round,
+                "method": "score sums descending, farkle-count sums descending (every turn once, its farkle "
+                "value known); the penalty's target (a lower score sum) from the previous sweep: fixed-point "
+                "sweeps until no turn-start value changes by more than the tolerance",
+                "lowest_score_points": pen.lowest * rs.unit,
+                "lowest_score_tolerance": twoplayer.PENALTY_BOUND_TOL,
+                "sweep_tolerance": pen.stats["tol"],
+                "sweeps": pen.stats["sweeps"],
+                "last_change": pen.stats["last_change"],
+                "contraction": pen.stats["contraction"],
+                "error_bound": pen.stats["error_bound"],
+                "states": pen.stats["states"],
+                "p1_win": pen.start(),
+                "stored_states": "none: the per-state tables with farkle counts are not stored yet",
+                "seconds": round(pen.stats["seconds"], 3),
+                "threads": pen.stats["threads"],
+            }
+        elif rs in duel_sets:
             goal = duel_goal(rs, goal_option)
             G = goal // rs.unit
             with ctx.step(f"{name}: two-player solve to {goal} (optimal, then seed004 vs optimal)"):
@@ -156,6 +180,7 @@ def build(ctx, options: dict) -> None:
             "solitaire_expected_turn_points": float(sol_start * rs.unit),
             **({"two_player_p1_win": float(duel.W[0, 0]),
                 "two_player_stored_states": int(duel.stats.get("stored_rows", 0))} if duel else {}),
+            **({"two_player_p1_win": pen.start(), "two_player_stored_states": 0} if pen else {}),
         })
     players = player_counts(options)
     if players:  # N players (issue 21): every two-player rule set, blocks in (rules, goal, players) order

@@ -16,7 +16,7 @@ from numba import njit, prange
 
 
 @njit(cache=True, fastmath=False)
-def eval_turn(i, j, G, om, F, kmax, W, pexd, sg, gp, go, op, ost, pf, VA, VB, ROLL, buf):
+def eval_turn(i, j, G, om, bm, F, kmax, W, pexd, sg, gp, go, op, ost, pf, VA, VB, ROLL, buf):
     """One turn of the player at (i, j) for farkle value F: affine values A + B F of
     every (k <= kmax, s), the argmax policy at F, and the interval of F keeping it."""
     S = sg.shape[0] - 1
@@ -59,7 +59,7 @@ def eval_turn(i, j, G, om, F, kmax, W, pexd, sg, gp, go, op, ost, pf, VA, VB, RO
                                 hi = x
                 ra += gp[g] * ca
                 rb += gp[g] * cb
-            can_bank = k > 0 and (i > 0 or k >= om)
+            can_bank = k >= bm and (i > 0 or k >= om)  # bm >= 1: the bank minimum (issue 24)
             if can_bank:
                 if i + k < G:
                     ba = 1.0 - W[j, i + k]
@@ -100,7 +100,7 @@ def first_safe_d(pexd, level):
     return -1
 
 @njit(cache=True)
-def solve_pair(i, j, G, om, W, pexd, pf_min, sg, gp, go, op, ost, pf, kcap, tol,
+def solve_pair(i, j, G, om, bm, W, pexd, pf_min, sg, gp, go, op, ost, pf, kcap, tol,
                out_val, out_roll, out_kmax, i0, pair_stats, bound_scale,
                VA1, VB1, VA2, VB2, R1, R2, buf):
     """Solve the 2-cycle (i, j), (j, i) (i <= j); write W and both pairs' tables.
@@ -148,8 +148,8 @@ def solve_pair(i, j, G, om, W, pexd, pf_min, sg, gp, go, op, ost, pf, kcap, tol,
         d2 = first_safe_d(pexd, pf_min * Xb * scale)
         if d1 < 0 or d2 < 0:
             return 1
-        k1 = max(G - i - 1, d1 + j - i - 1)
-        k2 = max(G - j - 1, d2 + i - j - 1)
+        k1 = max(G - i - 1, d1 + j - i - 1, bm - 1)  # past k1 banking must be allowed
+        k2 = max(G - j - 1, d2 + i - j - 1, bm - 1)
         if k1 > kcap or k2 > kcap:
             return 2
         ok = False
@@ -158,7 +158,7 @@ def solve_pair(i, j, G, om, W, pexd, pf_min, sg, gp, go, op, ost, pf, kcap, tol,
             it += 1
             F1 = 1.0 - Y
             F2 = 1.0 - X
-            A1, B1, lo1, hi1 = eval_turn(i, j, G, om, F1, k1, W, pexd, sg, gp, go, op, ost, pf, VA1, VB1, R1, buf)
+            A1, B1, lo1, hi1 = eval_turn(i, j, G, om, bm, F1, k1, W, pexd, sg, gp, go, op, ost, pf, VA1, VB1, R1, buf)
             pair_stats[0] += 1
             if i == j:
                 Xn = (A1 + B1) / (1.0 + B1)
@@ -166,7 +166,7 @@ def solve_pair(i, j, G, om, W, pexd, pf_min, sg, gp, go, op, ost, pf, kcap, tol,
                 lo2 = lo1
                 hi2 = hi1
             else:
-                A2, B2, lo2, hi2 = eval_turn(j, i, G, om, F2, k2, W, pexd, sg, gp, go, op, ost, pf, VA2, VB2, R2, buf)
+                A2, B2, lo2, hi2 = eval_turn(j, i, G, om, bm, F2, k2, W, pexd, sg, gp, go, op, ost, pf, VA2, VB2, R2, buf)
                 pair_stats[0] += 1
                 Xn = (A1 + B1 - B1 * A2 - B1 * B2) / (1.0 - B1 * B2)
                 Yn = A2 + B2 * (1.0 - Xn)
@@ -211,7 +211,7 @@ def solve_pair(i, j, G, om, W, pexd, pf_min, sg, gp, go, op, ost, pf, kcap, tol,
     return 0
 
 @njit(cache=True, parallel=True)
-def solve_sum(ssum, G, om, W, pexd, pf_min, sg, gp, go, op, ost, pf, kcap, tol,
+def solve_sum(ssum, G, om, bm, W, pexd, pf_min, sg, gp, go, op, ost, pf, kcap, tol,
               out_val, out_roll, out_kmax, stats, bound_scale, threads):
     """Solve every pair (i, j) with i + j = ssum; write W and each pair's table.
 
@@ -242,7 +242,7 @@ def solve_sum(ssum, G, om, W, pexd, pf_min, sg, gp, go, op, ost, pf, kcap, tol,
         buf = np.empty((2, maxg))
         for q in range(t, n, T):
             i = i0 + q
-            errors[q] = solve_pair(i, ssum - i, G, om, W, pexd, pf_min, sg, gp, go, op, ost, pf,
+            errors[q] = solve_pair(i, ssum - i, G, om, bm, W, pexd, pf_min, sg, gp, go, op, ost, pf,
                                    kcap, tol, out_val, out_roll, out_kmax, i0, pair_stats[q],
                                    bound_scale, VA1, VB1, VA2, VB2, R1, R2, buf)
     for q in range(n):  # in pair order: the same totals for any thread count
@@ -255,13 +255,13 @@ def solve_sum(ssum, G, om, W, pexd, pf_min, sg, gp, go, op, ost, pf, kcap, tol,
     return 0
 
 @njit(cache=True)
-def eval_h(i, j, G, om, F, kh, hroll, Ho, pexd, hsg, hgp, hgo, hop, host, hpf, HA, HB):
+def eval_h(i, j, G, om, bm, F, kh, hroll, Ho, pexd, hsg, hgp, hgo, hop, host, hpf, HA, HB):
     """Seed-004 heuristic H to move at (H: i, O: j); values P(H wins) = A + B F with
     F = P(H wins) after H farkles (O to move at (j, i))."""
     S = hsg.shape[0] - 1
     for k in range(kh, -1, -1):
         for s in range(S):
-            roll = k == 0 or hroll[k, s] or (i == 0 and k < om)
+            roll = k < bm or hroll[k, s] or (i == 0 and k < om)
             if roll:
                 ra = 0.0
                 rb = hpf[s]
@@ -329,7 +329,7 @@ def eval_o(a, b, G, F, kmax, V, R, Hh, pexd, pexh, sg, gp, go, op, ost, pf, OA, 
     return OA[0, 0], OB[0, 0]
 
 @njit(cache=True, parallel=True)
-def heuristic_sum(ssum, G, om, kh, hroll, Hh, Ho, pexd, pexh, hsg, hgp, hgo, hop, host, hpf,
+def heuristic_sum(ssum, G, om, bm, kh, hroll, Hh, Ho, pexd, pexh, hsg, hgp, hgo, hop, host, hpf,
                   sg, gp, go, op, ost, pf, out_val, out_roll, out_kmax, kcap, threads):
     """Seed-004 heuristic H against the fixed optimal policy O for every pair of this sum.
 
@@ -350,7 +350,7 @@ def heuristic_sum(ssum, G, om, kh, hroll, Hh, Ho, pexd, pexh, hsg, hgp, hgo, hop
             j = ssum - i
             # cycle h(i, j) <-> o(j, i), O uses pair (j, i)'s optimal tables
             p = j - i0
-            A1, B1 = eval_h(i, j, G, om, 0.0, kh, hroll, Ho, pexd, hsg, hgp, hgo, hop, host, hpf, HA, HB)
+            A1, B1 = eval_h(i, j, G, om, bm, 0.0, kh, hroll, Ho, pexd, hsg, hgp, hgo, hop, host, hpf, HA, HB)
             A2, B2 = eval_o(j, i, G, 0.0, out_kmax[p], out_val[p], out_roll[p], Hh, pexd, pexh,
                             sg, gp, go, op, ost, pf, OA, OB)
             h = (A1 + B1 * A2) / (1.0 - B1 * B2)
@@ -412,3 +412,149 @@ def place_rows(ssum, G, count, K, Sx, P, R, dest, I_, J_, K_, S_, P_, R_):
             S_[d + r] = Sx[src[p] + r]
             P_[d + r] = P[src[p] + r]
             R_[d + r] = R[src[p] + r]
+
+
+# --------------------------------------------------------------------------- issue 24: farkle penalty
+@njit(cache=True)
+def pen_turn(a, b, ci, cj, G, L, F, kmax, bm, first_wins, W, lastv, sg, gp, go, op, ost, pf, V, R):
+    """One turn of the player to move at scores (i, j) = (a + L, b + L), farkle counts (ci, cj),
+    with the farkle value F known (docs/farkle.md): V[k, s] for k = kmax..0, roll flags R.
+    Past kmax the turn banks (proved optimal: :func:`.twoplayer.solve_penalty`).  A bank needs
+    k >= bm; a bank below the goal hands the opponent (j, i + k, cj, 0), at or above it wins
+    (first_wins) or leaves the opponent its last turn, worth ``lastv[i + k - j]`` to it."""
+    S = sg.shape[0] - 1
+    i = a + L
+    j = b + L
+    for k in range(kmax, -1, -1):
+        for s in range(S):
+            r = pf[s] * F
+            for g in range(sg[s], sg[s + 1]):
+                bv = -1.0
+                for o in range(go[g], go[g + 1]):
+                    kk = k + op[o]
+                    if kk > kmax:
+                        if i + kk < G:
+                            v = 1.0 - W[b, a + kk, cj, 0]
+                        elif first_wins:
+                            v = 1.0
+                        else:
+                            v = 1.0 - lastv[i + kk - j]
+                    else:
+                        v = V[kk, ost[o]]
+                    if v > bv:
+                        bv = v
+                r += gp[g] * bv
+            if k >= bm and sg[s] < sg[s + 1]:
+                if i + k < G:
+                    bank = 1.0 - W[b, a + k, cj, 0]
+                elif first_wins:
+                    bank = 1.0
+                else:
+                    bank = 1.0 - lastv[i + k - j]
+                if r > bank:  # ties go to bank
+                    V[k, s] = r
+                    R[k, s] = True
+                else:
+                    V[k, s] = bank
+                    R[k, s] = False
+            elif sg[s] == sg[s + 1] and k >= bm:  # no dice to roll (no hot dice): the total is banked
+                if i + k < G:
+                    V[k, s] = 1.0 - W[b, a + k, cj, 0]
+                elif first_wins:
+                    V[k, s] = 1.0
+                else:
+                    V[k, s] = 1.0 - lastv[i + k - j]
+                R[k, s] = False
+            else:  # must roll (below the bank minimum); with no dice left this is the farkle value
+                V[k, s] = r
+                R[k, s] = True
+    return V[0, 0]
+
+
+@njit(cache=True)
+def pen_kmax(i, j, G, F, bm, first_wins, lastv, pf_min):
+    """The last turn total a turn of (i, j) solves: past it banking is allowed and optimal.
+    -1 where the last-turn table is too short."""
+    k = G - i - 1
+    if bm - 1 > k:
+        k = bm - 1
+    if not first_wins:
+        # a roll is worth at most 1 - pf(s) (1 - F), banking 1 - lastv[d]: bank once lastv[d] <= pf_min (1 - F)
+        level = pf_min * (1.0 - F)
+        d = -1
+        for x in range(lastv.shape[0]):
+            if lastv[x] <= level:
+                d = x
+                break
+        if d < 0:
+            return -1
+        if d + j - i - 1 > k:
+            k = d + j - i - 1
+    return k
+
+
+@njit(cache=True, parallel=True)
+def pen_sum(ssum, nS, m, G, L, P, reset_after_penalty, bm, first_wins, W, Wprev, lastv, pf_min,
+            sg, gp, go, op, ost, pf, kcap, threads, keep, out_val, out_roll, out_kmax, stats):
+    """Every turn start (a, b, ci, cj) with a + b = ssum (score indices, a = i - L): farkle count
+    levels ci + cj descending (a farkle without the penalty raises the count sum at the same
+    scores), the turns of one level in parallel.  The penalty's target (a lower score sum, or
+    the same one at the floor) is read from Wprev, the previous sweep: one sweep of the outer
+    fixed-point iteration.  keep: also write every state's value and roll flag to out_val /
+    out_roll[(a - a0), ci, cj] (the rows of a final sweep).  stats: [turns, states].
+    Returns 0, or 1 (last-turn table too short), 2 (turn-total bound above kcap)."""
+    S = sg.shape[0] - 1
+    a0 = max(0, ssum - nS + 1)
+    npair = min(ssum, nS - 1) - a0 + 1
+    errors = np.zeros(npair * m * m, dtype=np.int64)
+    nstate = np.zeros(npair * m * m, dtype=np.int64)
+    for c in range(2 * m - 2, -1, -1):
+        lo_ci = max(0, c - m + 1)
+        hi_ci = min(m - 1, c)
+        ncc = hi_ci - lo_ci + 1
+        n = npair * ncc
+        T = min(threads, n)
+        for t in prange(T):
+            V = np.empty((kcap + 1, S))
+            R = np.zeros((kcap + 1, S), dtype=np.bool_)
+            for q in range(t, n, T):
+                p = q // ncc
+                ci = lo_ci + q % ncc
+                cj = c - ci
+                a = a0 + p
+                b = ssum - a
+                i = a + L
+                j = b + L
+                if ci + 1 < m:
+                    F = 1.0 - W[b, a, cj, ci + 1]
+                else:
+                    ip = i - P
+                    if ip < L:
+                        ip = L
+                    cn = 0
+                    if not reset_after_penalty:
+                        cn = m - 1
+                    F = 1.0 - Wprev[b, ip - L, cj, cn]
+                kmax = pen_kmax(i, j, G, F, bm, first_wins, lastv, pf_min)
+                slot = (p * m + ci) * m + cj
+                if kmax < 0:
+                    errors[slot] = 1
+                elif kmax > kcap:
+                    errors[slot] = 2
+                else:
+                    W[a, b, ci, cj] = pen_turn(a, b, ci, cj, G, L, F, kmax, bm, first_wins, W, lastv,
+                                               sg, gp, go, op, ost, pf, V, R)
+                    nstate[slot] = (kmax + 1) * S
+                    if keep:
+                        out_kmax[p, ci, cj] = kmax
+                        for k in range(kmax + 1):
+                            for s in range(S):
+                                out_val[p, ci, cj, k, s] = V[k, s]
+                                out_roll[p, ci, cj, k, s] = R[k, s]
+    for q in range(npair * m * m):  # in a fixed order: the same totals for any thread count
+        if errors[q] != 0:
+            return errors[q]
+        if nstate[q] > 0:
+            stats[0] += 1
+            stats[1] += nstate[q]
+    return 0

@@ -52,7 +52,7 @@ import numpy as np
 from dicebase.rules.ten_thousand import RuleSet
 
 from .scoring import transitions, turn_states
-from .solitaire import class_sum, flatten, max_dice_flat
+from .solitaire import bank_minimum_units, class_sum, flatten, max_dice_flat
 
 def exceed_table(rules: RuleSet, max_need: int, keep: str = "optimal") -> np.ndarray:
     """E[m, s] for m = 0..max_need units: chance to gain at least m more units this turn.
@@ -69,6 +69,43 @@ def exceed_table(rules: RuleSet, max_need: int, keep: str = "optimal") -> np.nda
         gmax = np.maximum.reduceat(vals, fl.group_opt[:-1], axis=-1)
         E[off + m] = class_sum(gmax * fl.group_prob, fl.state_group)
     return E[off:].copy()
+
+
+def tie_table(rules: RuleSet, max_need: int) -> np.ndarray:
+    """Q[m, s], m = 0..max_need: the last-turn player's value (a win 1, a tie 1/2) still needing to
+    gain more than m units to win, exactly m to tie (``last_round = others_one_turn_ties_shared``).
+
+    ``Q(m < 0) = 1``; ``Q(0, s) = max(1/2, roll)``; ``Q(m > 0, s) = roll``; roll = ``sum_r P(r)
+    max_keep Q(m - pts, s')``, farkle 0.  No bank minimum here (:func:`last_turn_values`)."""
+    fl = flatten(transitions(rules))
+    off = fl.max_pts
+    Q = np.ones((max_need + 1 + off, fl.n_states))
+    for m in range(0, max_need + 1):
+        vals = Q[off + m - fl.opt_pts, fl.opt_state]
+        gmax = np.maximum.reduceat(vals, fl.group_opt[:-1], axis=-1)
+        row = class_sum(gmax * fl.group_prob, fl.state_group)
+        Q[off + m] = np.maximum(row, 0.5) if m == 0 else row
+    return Q[off:].copy()
+
+
+def last_turn_values(rules: RuleSet, max_d: int, keep: str = "optimal") -> np.ndarray:
+    """v[d], d = 0..max_d: what the last turn is worth to the player who takes it ``d`` units behind
+    the leader (who banked at or above the goal); the leader gets ``1 - v[d]``.
+
+    Must exceed: the chance to end the turn more than d ahead, ``E(max(d + 1, bm), six dice)`` with
+    bm the bank minimum (a bank needs bm units; without one, bm = 1 and this is today's ``E(d + 1)``).
+    Ties shared: ``Q(d, six dice)`` (:func:`tie_table`) where d >= bm (a tie is banked at exactly d);
+    below bm no tie can be banked, so it is the must-exceed value.  first_to_goal_wins: 0."""
+    if rules.last_round == "first_to_goal_wins":
+        return np.zeros(max_d + 1)
+    bm = bank_minimum_units(rules)
+    E = exceed_table(rules, max_d + 1 + bm, keep=keep)
+    d = np.arange(max_d + 1)
+    out = E[np.maximum(d + 1, bm), 0].copy()
+    if rules.last_round == "others_one_turn_ties_shared" and keep == "optimal":
+        Q = tie_table(rules, max_d)[:, 0]
+        out = np.where(d >= bm, Q, out)
+    return out
 
 
 # --------------------------------------------------------------------------- kernel
@@ -130,6 +167,8 @@ def solve(rules: RuleSet, goal_units: int, tol: float = 1e-13, progress=None,
     why = two_player_refusal(rules)
     if why:
         raise ValueError(f"{rules.name}: {why}")
+    if rules.farkle_penalty:
+        raise ValueError(f"{rules.name}: a consecutive-farkle penalty is solved by solve_penalty")
     _, solve_sum, _, _, heuristic_sum, collect_rows, place_rows = kernels()
     threads = get_num_threads()  # dicebase build --threads sets it (numba.set_num_threads)
     fl = flatten(transitions(rules, prune=False))
@@ -147,10 +186,11 @@ def solve(rules: RuleSet, goal_units: int, tol: float = 1e-13, progress=None,
         # hot dice with a small goal); the presets' tables are long enough already
         max_need = max(max_need, G + kh + fl.max_pts + 1)
     E = exceed_table(rules, max_need)
-    pexd = E[1:, 0].copy()  # pexd[d] = E(d + 1, six dice)
+    # pexd[d]: the last turn's worth to the player d units behind; E(d + 1, six dice) under the default
+    # rules (issue 24: a bank minimum, ties shared; 0 when banking at the goal wins at once)
+    pexd = last_turn_values(rules, max_need - 1)
     first_wins = rules.last_round == "first_to_goal_wins"
-    if first_wins:  # issue 24: banking at the goal wins at once, the opponent has no last turn
-        pexd[:] = 0.0
+    bm = bank_minimum_units(rules)
     W = np.full((G, G), np.nan)
     S = fl.n_states
     t0 = time.perf_counter()
@@ -167,9 +207,7 @@ def solve(rules: RuleSet, goal_units: int, tol: float = 1e-13, progress=None,
     sums = range(2 * G - 2, -1, -1)
     if heuristic:
         hfl = max_dice_flat(rules)
-        pexh = exceed_table(rules, max_need, keep="max_dice")[1:, 0].copy()
-        if first_wins:
-            pexh[:] = 0.0
+        pexh = last_turn_values(rules, max_need - 1, keep="max_dice")
         Hh = np.full((G, G), np.nan)
         Ho = np.full((G, G), np.nan)
     t_heur = 0.0
@@ -177,14 +215,14 @@ def solve(rules: RuleSet, goal_units: int, tol: float = 1e-13, progress=None,
     def run(bar):
         nonlocal t_heur
         for ssum in bar:
-            error = solve_sum(ssum, G, om, W, pexd, pf_min, fl.state_group, fl.group_prob,
+            error = solve_sum(ssum, G, om, bm, W, pexd, pf_min, fl.state_group, fl.group_prob,
                               fl.group_opt, fl.opt_pts, fl.opt_state, fl.p_farkle, kcap, tol,
                               out_val, out_roll, out_kmax, stats, bound_scale, threads)
             if error:
                 raise ValueError(f"two-player solve, score sum {ssum}: {PAIR_ERRORS[error]}")
             if heuristic:
                 th = time.perf_counter()
-                heuristic_sum(ssum, G, om, kh, hroll, Hh, Ho, pexd, pexh, hfl.state_group,
+                heuristic_sum(ssum, G, om, bm, kh, hroll, Hh, Ho, pexd, pexh, hfl.state_group,
                               hfl.group_prob, hfl.group_opt, hfl.opt_pts, hfl.opt_state,
                               hfl.p_farkle, fl.state_group, fl.group_prob, fl.group_opt,
                               fl.opt_pts, fl.opt_state, fl.p_farkle, out_val, out_roll,
@@ -222,3 +260,154 @@ def solve(rules: RuleSet, goal_units: int, tol: float = 1e-13, progress=None,
              tol=tol, kcap=kcap, exceed_rows=max_need, threads=threads),
     )
 
+
+
+# --------------------------------------------------------------------------- issue 24: the farkle penalty
+@dataclass
+class PenaltyGame:
+    """The two-player game with a consecutive-farkle penalty (:func:`solve_penalty`)."""
+
+    rules: RuleSet
+    goal: int  # units
+    lowest: int  # units (<= 0): the lowest banked score, the model's bound
+    counts: int  # m = farkle_penalty_after: counts 0..m-1 in the state
+    W: np.ndarray  # (G - L, G - L, m, m) turn-start win chance of the player to move, W[i - L, j - L, ci, cj]
+    rows: dict | None  # every solved state (keep_rows=True): i, j, ci, cj, k, s, p_win, roll
+    stats: dict = field(default_factory=dict)
+
+    def start(self, i: int = 0, j: int = 0, ci: int = 0, cj: int = 0) -> float:
+        """W at banked scores i, j (units) and farkle counts ci, cj."""
+        return float(self.W[i - self.lowest, j - self.lowest, ci, cj])
+
+
+def penalty_kmax_cap(G: int, L: int) -> int:
+    return 2 * (G - L) + 800
+
+
+def solve_penalty(rules: RuleSet, goal_units: int, lowest_units: int | None = None, tol: float = 1e-13,
+                  max_sweeps: int = 10_000, keep_rows: bool = False, progress=None) -> PenaltyGame:
+    """The two-player game with a consecutive-farkle penalty, maximising the win probability
+    (docs/farkle.md, "The two-player game with a penalty").
+
+    State: banked scores i, j in [L, G) (L = ``lowest_units``, default ``rules.lowest_score``), farkle
+    counts ci, cj in 0..m-1 of the player to move and the other, turn total k, class s.  A bank of
+    k >= bm (the bank minimum) moves to (j, i + k, cj, 0) or ends the game at the goal; a farkle at
+    count ci < m - 1 moves to (j, i, cj, ci + 1); at ci = m - 1 it costs the penalty P and moves to
+    (j, max(i - P, L), cj, 0) (``after_penalty``) or (..., cj, m - 1) (``after_bank``).
+
+    Without the penalty every move at one score sum raises the count sum, so a sweep over score
+    sums descending and count sums descending solves every turn once, each with its farkle value
+    known; only the penalty reaches back to a lower score sum.  The outer loop is a fixed-point
+    iteration on those values: each sweep reads them from the sweep before (``pen_sum``) and the
+    loop stops when a sweep changes no turn-start value by more than ``tol``.  Past ``kmax`` a turn
+    banks: a roll is worth at most ``1 - pf(s) (1 - F)``, banking ``1 - v[d]`` (last turn) or 1 at the
+    goal (first_to_goal_wins), so banking is optimal once ``v[d] <= pf_min (1 - F)``.
+    """
+    from numba import get_num_threads
+
+    from . import kernels as kn
+
+    if not rules.farkle_penalty:
+        raise ValueError(f"{rules.name}: solve_penalty needs a farkle_penalty")
+    from dicebase.rules.ten_thousand import two_player_refusal
+
+    why = two_player_refusal(rules)
+    if why:
+        raise ValueError(f"{rules.name}: {why}")
+    threads = get_num_threads()
+    fl = flatten(transitions(rules, prune=False))
+    G = goal_units
+    L = rules.lowest_score // rules.unit if lowest_units is None else lowest_units
+    if L > 0:
+        raise ValueError("lowest score must be <= 0")
+    nS = G - L
+    m = rules.farkle_penalty_after
+    P = -(-rules.farkle_penalty // rules.unit)
+    bm = bank_minimum_units(rules)
+    first_wins = rules.last_round == "first_to_goal_wins"
+    kcap = penalty_kmax_cap(G, L)
+    lastv = last_turn_values(rules, nS + kcap + fl.max_pts + 2)
+    pf_min = float(fl.p_farkle.min())
+    S = fl.n_states
+    W = np.full((nS, nS, m, m), 0.5)
+    sums = range(2 * nS - 2, -1, -1)
+    stats = np.zeros(2, dtype=np.int64)
+    history = []
+    t0 = time.perf_counter()
+    empty_v = np.empty((1, 1, 1, 1, 1))
+    empty_r = np.empty((1, 1, 1, 1, 1), dtype=bool)
+    empty_k = np.empty((1, 1, 1), dtype=np.int64)
+    rows = None
+    sweep = 0
+    final = False
+    while True:
+        sweep += 1
+        Wprev = W.copy()
+        stats[:] = 0
+        chunks = []
+        for ssum in sums:
+            if final:
+                a0 = max(0, ssum - nS + 1)
+                npair = min(ssum, nS - 1) - a0 + 1
+                ov = np.zeros((npair, m, m, kcap + 1, S))
+                orr = np.zeros((npair, m, m, kcap + 1, S), dtype=bool)
+                ok = np.full((npair, m, m), -1, dtype=np.int64)
+            else:
+                ov, orr, ok = empty_v, empty_r, empty_k
+            err = kn.pen_sum(ssum, nS, m, G, L, P, rules.farkle_count_reset == "after_penalty", bm, first_wins,
+                             W, Wprev, lastv, pf_min, fl.state_group, fl.group_prob, fl.group_opt, fl.opt_pts,
+                             fl.opt_state, fl.p_farkle, kcap, threads, final, ov, orr, ok, stats)
+            if err:
+                raise ValueError(f"two-player solve with a penalty, score sum {ssum}: "
+                                 + ("last-turn table too short" if err == 1 else "turn-total bound above kcap"))
+            if final:
+                chunks.append(_penalty_rows(ssum, nS, L, a0, ov, orr, ok))
+        delta = float(np.abs(W - Wprev).max())
+        history.append(delta)
+        if progress is not None:
+            progress(sweep, delta)
+        if final:
+            break
+        if delta <= tol:
+            if not keep_rows:
+                break
+            final = True  # one more sweep writes every state's row (it changes W by at most about tol)
+        elif sweep >= max_sweeps:
+            raise ValueError(f"two-player solve with a penalty: no convergence after {sweep} sweeps "
+                             f"(last change {delta:.3g})")
+    if keep_rows:
+        rows = {key: np.concatenate([c[key] for c in chunks]) for key in chunks[0]}
+    ratios = [b / a for a, b in zip(history[:-1], history[1:]) if a > 0]
+    rho = max(ratios[-5:]) if ratios else 0.0
+    return PenaltyGame(rules, G, L, m, W, rows, dict(
+        seconds=time.perf_counter() - t0, sweeps=sweep, last_change=history[-1], tol=tol,
+        contraction=rho, error_bound=(history[-1] * rho / (1 - rho)) if rho < 1 else float("inf"),
+        turns=int(stats[0]), states=int(stats[1]), threads=threads, pf_min=pf_min, kcap=kcap,
+        bank_minimum_units=bm, penalty_units=P, history=history))
+
+
+def _penalty_rows(ssum, nS, L, a0, ov, orr, ok) -> dict:
+    """One score sum's solved states as flat columns (vectorised)."""
+    npair, m, _, K, S = ov.shape
+    p, ci, cj, k, s = np.meshgrid(np.arange(npair), np.arange(m), np.arange(m), np.arange(K), np.arange(S),
+                                  indexing="ij")
+    sel = k <= ok[:, :, :, None, None]
+    a = a0 + p[sel]
+    return dict(i=a + L, j=ssum - a + L, ci=ci[sel], cj=cj[sel], k=k[sel], s=s[sel], p_win=ov[sel], roll=orr[sel])
+
+
+#: How far lowering ``lowest_score`` may move a stored turn-start value (tests/test_farkle_twoplayer.py)
+PENALTY_BOUND_TOL = 1e-9
+
+
+def penalty_state_count(rules: RuleSet, goal_units: int, lowest_units: int | None = None) -> int | None:
+    """States :func:`solve_penalty` solves under first_to_goal_wins (scores in [L, G) both, counts 0..m-1
+    both, turn totals k <= max(G - i - 1, bm - 1), every class), without solving; None for a last round
+    (there the bound on turn totals depends on the solved values)."""
+    if rules.last_round != "first_to_goal_wins":
+        return None
+    G = goal_units
+    L = rules.lowest_score // rules.unit if lowest_units is None else lowest_units
+    i = np.arange(L, G)
+    kmax = np.maximum(G - i - 1, bank_minimum_units(rules) - 1)
+    return int((kmax + 1).sum()) * (G - L) * rules.farkle_penalty_after ** 2 * len(turn_states(rules))

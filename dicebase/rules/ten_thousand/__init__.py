@@ -271,22 +271,26 @@ MINIMAL_FARKLE = RuleSet(
 FACEBOOK_FARKLE = RuleSet(
     name="facebook-farkle",
     description=(
-        "Facebook Farkle as read from Matt Busche's analysis: the zilch scoring (single 1 = 100, single 5 = 50, "
-        "three 1s = 1000, three of a kind = 100 x face, every die over three doubles the set, 1-6 straight 1500, "
-        "three pairs 1500), the third farkle in a row costs 1000 points, banked scores bounded below at -2500 "
-        "(the model's bound), the first player to bank 10,000 or more wins"
+        "Facebook Farkle as read from Matt Busche's analysis (readings in docs/farkle.md): single 1 = 100, "
+        "single 5 = 50, three 1s = 1000, three of a kind = 100 x face, each die over three adds the triple again, "
+        "1-6 straight 1500, three pairs 750 (also four of a kind + pair), 300 points needed to bank, the third "
+        "farkle in a row costs 500 points, banked scores bounded below at -2500 (the model's bound), the first "
+        "player to bank 10,000 or more wins"
     ),
     source=(
         "Matt Busche, 'Maximizing Win Probability in the Game of Farkle' (2016, "
-        "https://www.mattbusche.org/blog/article/optimal_farkle/); the scoring is a reading (docs/farkle.md)"
+        "https://www.mattbusche.org/blog/article/optimal_farkle/); scoring: Busche's Farkle scoring page "
+        "(http://www.mattbusche.org/projects/farkle/scoring.php); 300 to bank and 500 for three farkles: "
+        "Facebook's Farkle as described by judebert.com (2009); readings in docs/farkle.md"
     ),
-    extra_dice="double",
+    extra_dice="add_triple",
     triple_stands=False,
     straight=1500,
-    three_pairs=1500,
+    three_pairs=750,
     three_pairs_with_four=True,
+    bank_minimum=300,
     last_round="first_to_goal_wins",
-    farkle_penalty=1000,
+    farkle_penalty=500,
     farkle_penalty_after=3,
     lowest_score=-2500,
 )

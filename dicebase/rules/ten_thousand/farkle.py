@@ -96,16 +96,13 @@ def _nth(n: int) -> str:
 
 
 def two_player_refusal(r: RuleSet) -> str | None:
-    """Why the two-player solver cannot solve ``r`` yet (one line), or None."""
-    if r.farkle_penalty:
-        return ("the two-player solve does not model a consecutive-farkle penalty yet (its one-turn tables are "
-                "built: the average points per turn over the farkle counts)")
-    if r.no_score_bonus:
-        return "the two-player solve does not model a no-score bonus yet (its one-turn tables are built)"
-    if r.bank_minimum:
-        return "the two-player solve does not model a bank minimum yet (its one-turn tables are built)"
-    if r.last_round == "others_one_turn_ties_shared":
-        return "the two-player solve does not model last_round = \"others_one_turn_ties_shared\" yet"
+    """Why the two-player solver cannot solve ``r`` (one line), or None."""
+    if r.no_score_bonus and r.last_round != "first_to_goal_wins":
+        return ("the two-player solve models a no-score bonus only with last_round = \"first_to_goal_wins\" (a last "
+                "round needs a bound on turn totals, and the class of all the dice never farkles)")
+    if r.farkle_penalty and r.opening_minimum:
+        return ("the two-player solve with a consecutive-farkle penalty does not model an opening minimum (a "
+                "penalty can take a score below 0, where being on the board is not defined)")
     return None
 
 
