@@ -19,6 +19,12 @@ start compared), the peak memory, and ``--games`` simulated games of optimal aga
 
     python benchmarks/bots.py [--db db/dicebase.duckdb] [--turns 2000000] [--repeat 3]
     python benchmarks/bots.py --ten-thousand db/dicebase.duckdb [--games 20000]
+
+``--rolled-ones-n DB``: Great Rolled Ones with 3 players on a file with the 3-player tables (the
+default build): three optimal bots (every stored turn start compared), optimal beside seed 002's
+policies, exact and ``--games`` simulated games, with times and the peak memory.
+
+    python benchmarks/bots.py --rolled-ones-n db/dicebase.duckdb [--games 20000]
 """
 
 from __future__ import annotations
@@ -53,12 +59,16 @@ def main() -> None:
     ap.add_argument("--turns", type=int, default=2_000_000)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--ten-thousand", dest="ten_thousand", default=None, metavar="DB")
+    ap.add_argument("--rolled-ones-n", dest="rolled_ones_n", default=None, metavar="DB")
     ap.add_argument("--games", type=int, default=20_000)
     args = ap.parse_args()
     print(f"# {platform.node()} {platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
           f"python {platform.python_version()}, numpy {np.__version__}")
     if args.ten_thousand:
         ten_thousand(args.ten_thousand, args.games)
+        return
+    if args.rolled_ones_n:
+        rolled_ones_n(args.rolled_ones_n, args.games)
         return
     url = args.db
     if url is None:
@@ -141,6 +151,39 @@ def ten_thousand(url: str, games: int) -> None:
         print(f"{games:,} simulated games optimal vs seed004: {sim.seats[0].rate:.4f} [{sim.seats[0].low:.4f}, "
               f"{sim.seats[0].high:.4f}] exact {sim.seats[0].exact:.6f}; {time.perf_counter() - t3:.1f} s wall, "
               f"{time.process_time() - c3:.1f} CPU-s (held rows: {t.held['pwin'].size:,}); peak RSS {rss():.0f} MB")
+
+
+def rolled_ones_n(url: str, games: int) -> None:
+    import resource
+
+    def rss() -> float:
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+    with dicebase.open(url) as db:
+        t0, c0 = time.perf_counter(), time.process_time()
+        r = bots.tournament(db, "rolled-ones", ["optimal"] * 3)
+        stored = [x.p_win for x in db.rolled_ones.seats(3)]
+        print(f"## Great Rolled Ones ({r.variant}), 3 players\noptimal x 3 (first call: reads the tables, every "
+              f"seat's decisions): {[round(x.p_win, 6) for x in r.seats]} in {time.perf_counter() - t0:.1f} s wall, "
+              f"{time.process_time() - c0:.1f} CPU-s; against the stored seats "
+              f"{max(abs(x.p_win - y) for x, y in zip(r.seats, stored)):.1e}; peak RSS {rss():.0f} MB")
+        from dicebase.bots.rolled_ones_n import RolledOnesN
+
+        e = RolledOnesN(db, None, 3)
+        t1 = time.perf_counter()
+        V = e.values(["optimal"] * 3)
+        print(f"every turn start of every tuple against the stored: max |diff| {np.abs(V - e.starts).max():.1e} "
+              f"({time.perf_counter() - t1:.1f} s, a second engine)")
+        for seating in (["optimal", "fixed-hold-at", "keep-pace-end-race"],
+                        ["roll-4-or-5-dice", "simple-ones-cases", "optimal"]):
+            t2 = time.perf_counter()
+            x = bots.tournament(db, "rolled-ones", seating)
+            t3 = time.perf_counter()
+            sim = bots.simulate(db, "rolled-ones", seating, rounds=games, seed=1)
+            print(f"{' '.join(seating)}: exact {[round(s.p_win, 6) for s in x.seats]} in {t3 - t2:.1f} s; {games:,} "
+                  f"games {[round(s.rate, 4) for s in sim.seats]} in {time.perf_counter() - t3:.1f} s, "
+                  f"{sim.outside} of 3 outside 95%")
+        print(f"peak RSS {rss():.0f} MB")
 
 
 if __name__ == "__main__":

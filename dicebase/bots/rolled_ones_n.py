@@ -332,6 +332,7 @@ class RolledOnesN:
         q1 = 1.0 / self.rules.faces
         tables = [self.optimal_table(m) if b == "optimal" else self.human_roll(b, m) for m, b in enumerate(bots)]
         mix = {(m, a): q for (m, a), q in self.mixing.items() if bots[m] == "optimal"}
+        mix_at = {m: np.array([a for (mm, a) in mix if mm == m]) for m in {mm for mm, _ in mix}}
         f = self.finals
         n = games
         score = np.zeros((n, N), dtype=np.int64)
@@ -353,11 +354,14 @@ class RolledOnesN:
                     continue
                 if b == "optimal":
                     r = tables[m][at[sel], np.minimum(k[sel], K), o[sel]] & (k[sel] <= K)
-                    if mix:
-                        for t in np.flatnonzero(sel):
-                            q = mix.get((m, int(at[t])))
-                            if q is not None and k[t] <= K and not np.isnan(q[k[t], o[t]]):
-                                r[np.searchsorted(np.flatnonzero(sel), t)] = rng.random() < q[k[t], o[t]]
+                    mixed_at = mix_at.get(m)
+                    if mixed_at is not None:
+                        games_m = np.flatnonzero(sel)
+                        for x in np.flatnonzero(np.isin(at[sel], mixed_at) & (k[sel] <= K)):
+                            t = games_m[x]
+                            q = mix[(m, int(at[t]))][k[t], o[t]]
+                            if not np.isnan(q):
+                                r[x] = rng.random() < q
                 else:
                     lead = np.delete(score[sel], m, axis=1).max(axis=1)
                     r = tables[m][me[sel], lead, np.minimum(k[sel], KT), o[sel]] & (k[sel] < KT)
