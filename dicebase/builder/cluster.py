@@ -27,9 +27,11 @@ lookups never load it.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import math
 import os
+import threading
 import time
 import uuid
 from dataclasses import dataclass
@@ -48,8 +50,10 @@ TASKS_PER_WORKER = 4
 MIN_CHUNK = 8
 #: How many times the driver submits one chunk again after the cluster lost it.
 ATTEMPTS = 4
+#: Seconds between checks, while a level's tasks run, that the data they read is still on the cluster.
+POLL_SECONDS = 1.0
 #: Seconds to wait for a scheduler to answer.
-CONNECT_TIMEOUT = 10
+CONNECT_TIMEOUT = 5
 
 INSTALL_HINT = "pip install 'dicebase[cluster]'"
 
@@ -111,10 +115,12 @@ def connect(text: str) -> Connection:
 
     if kind == "local":
         cluster = distributed.LocalCluster(
-            n_workers=value, threads_per_worker=1, processes=True, dashboard_address=None,
-            silence_logs=logging.CRITICAL, env={"NUMBA_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"},
+            n_workers=value, threads_per_worker=1, processes=True, dashboard_address=":0",
+            silence_logs=int(os.environ.get("DICEBASE_DASK_LOG", logging.CRITICAL)), env={"NUMBA_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"},
         )
-        return Connection(distributed.Client(cluster, set_as_default=False), cluster, f"local:{value}")
+        client = distributed.Client(cluster, set_as_default=False)
+        client.wait_for_workers(value, timeout=120)  # every worker gets the first scatters
+        return Connection(client, cluster, f"local:{value}")
     if value.endswith(".json"):
         if not os.path.isfile(value):
             raise BadInput(f"--cluster {value}: no such scheduler file")
@@ -147,10 +153,12 @@ class _Table:
     def __init__(self, fixed: _Fixed):
         self.inputs = dataclasses.replace(fixed.inputs, start=np.zeros(fixed.shape))
         self.upto = 0
+        self.lock = threading.Lock()
 
 
 #: token -> _Table; a worker keeps the tables of the latest two solves (a build runs one at a time)
 _TABLES: dict[str, _Table] = {}
+_TABLES_LOCK = threading.Lock()
 
 
 def _delta_name(token: str, index: int) -> str:
@@ -161,28 +169,31 @@ def _delta_name(token: str, index: int) -> str:
 def _solve_chunk(fixed: _Fixed, token: str, index: int, latest, tuples: np.ndarray, threads: int):
     """A task: bring this worker's table up to level ``index`` (``latest`` is level ``index - 1``'s
     delta; older ones it lacks are fetched by key), then solve ``tuples``."""
-    table = _TABLES.get(token)
-    if table is None:
-        for old in list(_TABLES)[:-1]:
-            del _TABLES[old]
-        table = _TABLES[token] = _Table(fixed)
-    if table.upto > index:
-        raise RuntimeError(f"worker table of {token} holds level {table.upto - 1}, past level {index}")
-    if table.upto < index:
-        missing = list(range(table.upto, index - 1))
-        if missing:
-            from distributed import worker_client
-
-            with worker_client() as client:
-                deltas = client.gather([client.get_dataset(_delta_name(token, j)) for j in missing])
-        else:
+    with _TABLES_LOCK:
+        table = _TABLES.get(token)
+        if table is None:
+            for old in list(_TABLES)[:-1]:
+                del _TABLES[old]
+            table = _TABLES[token] = _Table(fixed)
+    # one catch-up at a time (a worker with several threads runs tasks side by side); the deltas are
+    # data already on the cluster, so the task fetches them without leaving the worker's thread pool
+    with table.lock:
+        if table.upto > index:
+            raise RuntimeError(f"worker table of {token} holds level {table.upto - 1}, past level {index}")
+        if table.upto < index:
+            missing = list(range(table.upto, index - 1))
             deltas = []
-        for delta in [*deltas, latest]:
-            j, level_tuples, values = delta
-            if j != table.upto:
-                raise RuntimeError(f"delta of level {j} where level {table.upto} was due")
-            fixed.store(table.inputs, level_tuples, values)
-            table.upto = j + 1
+            if missing:
+                from distributed import get_client
+
+                client = get_client()
+                deltas = client.gather([client.get_dataset(_delta_name(token, j)) for j in missing])
+            for delta in [*deltas, latest]:
+                j, level_tuples, values = delta
+                if j != table.upto:
+                    raise RuntimeError(f"delta of level {j} where level {table.upto} was due")
+                fixed.store(table.inputs, level_tuples, values)
+                table.upto = j + 1
     return fixed.solve_tuples(table.inputs, tuples, threads)
 
 
@@ -227,26 +238,33 @@ class DaskRunner:
         fixed = _Fixed(dataclasses.replace(problem.inputs, start=None), problem.inputs.start.shape,
                        problem.solve_tuples, problem.store)
         self._fixed_value = fixed
-        self._fixed = self.client.scatter(fixed, broadcast=True, hash=False)
+        self._fixed = self.client.scatter([fixed], broadcast=True, hash=False)[0]
         self._held.clear()
         self._values.clear()
 
     def stored(self, index: int, tuples: np.ndarray, values: np.ndarray) -> None:
         """The driver wrote level ``index``: send its delta to every worker (once each)."""
+        with _cluster_faults(index):
+            self._stored(index, tuples, values)
+
+    def _stored(self, index: int, tuples: np.ndarray, values: np.ndarray) -> None:
         delta = (index, tuples, values)
         self._values[index] = delta
         self._held[index] = self._scatter(index, delta)
         self.stats["bytes_scattered"] += int(tuples.nbytes + values.nbytes) * self.workers()
 
     def _scatter(self, index: int, delta: tuple):
-        future = self.client.scatter(delta, broadcast=True, hash=False)
+        future = self.client.scatter([delta], broadcast=True, hash=False)[0]  # one object, not one per item
         self.client.publish_dataset(**{_delta_name(self._token, index): future}, override=True)
         return future
+
+    def _lost(self) -> bool:
+        return self._fixed.status != "finished" or any(f.status != "finished" for f in self._held.values())
 
     def _recover(self) -> None:
         """Scatter again every delta (and the fixed inputs) the cluster lost with its workers."""
         if self._fixed.status != "finished":
-            self._fixed = self.client.scatter(self._fixed_value, broadcast=True, hash=False)
+            self._fixed = self.client.scatter([self._fixed_value], broadcast=True, hash=False)[0]
             self.stats["rescattered"] += 1
         for index, future in list(self._held.items()):
             if future.status != "finished":
@@ -254,12 +272,16 @@ class DaskRunner:
                 self.stats["rescattered"] += 1
 
     def solve_level(self, problem: Problem, index: int, tuples: np.ndarray):
+        with _cluster_faults(index):
+            return self._solve_level(problem, index, tuples)
+
+    def _solve_level(self, problem: Problem, index: int, tuples: np.ndarray):
         chunks = split(tuples, chunk_count(len(tuples), self.workers()))
         results: list = [None] * len(chunks)
         todo = list(range(len(chunks)))
         last_error: BaseException | None = None
         for attempt in range(ATTEMPTS):
-            if attempt:
+            if attempt or self._lost():
                 self._recover()
             latest = self._held.get(index - 1)
             futures = {c: self.client.submit(_solve_chunk, self._fixed, self._token, index, latest, chunks[c],
@@ -269,14 +291,25 @@ class DaskRunner:
             self.stats["resubmitted"] += len(futures) if attempt else 0
             started = time.perf_counter()
             failed = []
-            for c, future in futures.items():  # in chunk order; each waits for its task
-                try:
-                    results[c] = future.result()
-                except Exception as error:  # noqa: BLE001 - sorted below: the cluster's or the solver's
-                    if not _is_cluster_fault(error):
-                        raise  # the solver's own error: not the cluster's, not retried
-                    last_error = error
-                    failed.append(c)
+            pending = dict(futures)
+            while pending:
+                for c, future in list(pending.items()):  # in chunk order
+                    try:
+                        results[c] = future.result(timeout=POLL_SECONDS)
+                    except TimeoutError:
+                        break  # still running: look for lost data, then wait again
+                    except Exception as error:  # noqa: BLE001 - sorted here: the cluster's or the solver's
+                        if not _is_cluster_fault(error):
+                            raise  # the solver's own error: not the cluster's, not retried
+                        last_error = error
+                        failed.append(c)
+                    del pending[c]
+                if pending and self._lost():
+                    # a task whose input died with every worker holding it would wait for ever
+                    self.client.cancel(list(pending.values()))
+                    failed.extend(pending)
+                    last_error = RuntimeError("input data lost with the workers that held it")
+                    break
             self.stats["seconds_waiting"] += time.perf_counter() - started
             todo = failed
             if not todo:
@@ -300,6 +333,17 @@ class DaskRunner:
                 self.client.run(_forget, token)
             except Exception:  # noqa: BLE001 - a cluster that went away has nothing to forget
                 pass
+
+
+@contextlib.contextmanager
+def _cluster_faults(index: int):
+    """The scheduler went away (a closed connection, a time-out): one line, with the way to go on."""
+    try:
+        yield
+    except (OSError, TimeoutError) as exc:
+        reason = " ".join(str(exc).split())[:160] or type(exc).__name__
+        raise ClusterError(f"the Dask cluster failed at level {index} ({reason}); run the build again with "
+                           "--resume to continue from the last finished level") from None
 
 
 def _is_cluster_fault(error: BaseException) -> bool:
