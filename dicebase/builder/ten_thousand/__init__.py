@@ -88,7 +88,7 @@ def build(ctx, options: dict) -> None:
                 pen = twoplayer.solve_penalty(rs, goal // rs.unit)
             solver["two_player"] = {
                 "goal_points": goal,
-                "objective": "win probability; " + rs.last_round,
+                "objective": _duel_objective(rs),
                 "method": "score sums descending, farkle-count sums descending (every turn once, its farkle "
                 "value known); the penalty's target (a lower score sum) from the previous sweep: fixed-point "
                 "sweeps until no turn-start value changes by more than the tolerance",
@@ -100,7 +100,7 @@ def build(ctx, options: dict) -> None:
                 "contraction": pen.stats["contraction"],
                 "error_bound": pen.stats["error_bound"],
                 "states": pen.stats["states"],
-                "p1_win": pen.start(),
+                "p1_win": pen.start(0, rs.compensation // rs.unit),
                 "stored_states": "none: the per-state tables with farkle counts are not stored yet",
                 "seconds": round(pen.stats["seconds"], 3),
                 "threads": pen.stats["threads"],
@@ -112,7 +112,7 @@ def build(ctx, options: dict) -> None:
                 duel = twoplayer.solve(rs, G, progress=None if ctx.quiet else ctx.progress)
             solver["two_player"] = {
                 "goal_points": goal,
-                "objective": "win probability, the other player gets one last turn and must exceed",
+                "objective": _duel_objective(rs),
                 "method": "score sums descending; per 2-cycle (i, j), (j, i): affine values A + B*F in the "
                 "farkle value F, policy iteration (Newton) until every argmax is proved stable on an "
                 "interval containing the solved F",
@@ -178,9 +178,10 @@ def build(ctx, options: dict) -> None:
                 _write_duel(ctx, rs, duel, goal, dice_of, triple_of)
         ctx.note(f"{name}", {
             "solitaire_expected_turn_points": float(sol_start * rs.unit),
-            **({"two_player_p1_win": float(duel.W[0, 0]),
+            **({"two_player_p1_win": float(duel.W[0, rs.compensation // rs.unit]),
                 "two_player_stored_states": int(duel.stats.get("stored_rows", 0))} if duel else {}),
-            **({"two_player_p1_win": pen.start(), "two_player_stored_states": 0} if pen else {}),
+            **({"two_player_p1_win": pen.start(0, rs.compensation // rs.unit), "two_player_stored_states": 0}
+               if pen else {}),
         })
     players = player_counts(options)
     if players:  # N players (issue 21): every two-player rule set, blocks in (rules, goal, players) order
@@ -191,6 +192,16 @@ def build(ctx, options: dict) -> None:
 
 
 CHUNK = 4_000_000
+
+
+def _duel_objective(rs: RuleSet) -> str:
+    """The two-player objective in words, as the rule set ends its game (issue 24)."""
+    from dicebase.rules.ten_thousand.farkle import LAST_ROUND_TEXT
+
+    start = f"; the second player starts with {rs.compensation} points" if rs.compensation else ""
+    if rs.last_round == "others_one_turn_must_exceed":  # the text of every build before issue 24
+        return "win probability, the other player gets one last turn and must exceed" + start
+    return f"win probability; {LAST_ROUND_TEXT[rs.last_round]}{start}"
 
 
 def _average_metadata(rs: RuleSet, average) -> dict:
@@ -286,11 +297,14 @@ def _write_duel(ctx, rs: RuleSet, duel, goal: int, dice_of, triple_of) -> None:
             "triple": triple_of[ss],
             "p_exceed": E[first:][:, live].ravel(),
         })
-    W00 = float(duel.W[0, 0])
+    # the start of the rule set: the first player at 0, the second at its compensation (issue 24); H is seed
+    # 004's player: heur_h has H to move (seat 1), heur_o the optimal player to move with H second (seat 2)
+    c = rs.compensation // u
+    W00 = float(duel.W[0, c])
     ctx.write("ten_thousand_policy_duel", {
         "rules": name,
         "goal": np.full(4, goal, dtype=np.int64),
         "policy": np.array(["optimal", "optimal", "seed004", "seed004"], dtype=object),
         "seat": np.array([1, 2, 1, 2]),
-        "p_win": np.array([W00, 1.0 - W00, float(duel.heur_h[0, 0]), float(duel.heur_o[0, 0])]),
+        "p_win": np.array([W00, 1.0 - W00, float(duel.heur_h[0, c]), float(duel.heur_o[0, c])]),
     })

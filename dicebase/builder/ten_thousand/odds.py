@@ -6,6 +6,7 @@ import numpy as np
 
 from dicebase.builder.dice import rolls
 from dicebase.layout.ten_thousand import KEEPS, ROLLS
+from dicebase.rules.ten_thousand.scoring import NO_SCORE_BONUS
 from dicebase.rules.ten_thousand import (
     CLASS_ORDER, RuleSet, classify, dominated_flags, keep_points, legal_keeps, roll_states,
 )
@@ -25,7 +26,10 @@ def odds_rows(rules: RuleSet, n: int, t: int) -> list[dict]:
         name, combo = classify(rules, counts, t)
         keeps = legal_keeps(rules, counts, n, t)
         best = keeps[0].points if keeps else 0
-        combo_pts = keep_points(rules, combo, t if rules.triple_stands else 0)[0] if keeps else 0
+        if name == NO_SCORE_BONUS:  # issue 24: the bonus is the combination's points (no die scores on its own)
+            combo_pts = rules.no_score_bonus
+        else:
+            combo_pts = keep_points(rules, combo, t if rules.triple_stands else 0)[0] if keeps else 0
         a = acc.setdefault(name, [0, 0, 0])
         a[0] += w
         a[1] += w * best

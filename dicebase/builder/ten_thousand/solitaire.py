@@ -293,7 +293,10 @@ def best_keeps(sol: Solitaire) -> dict[str, np.ndarray]:
     top = K + fl.max_pts + 1
     V = np.empty((top + 1, len(states)))
     V[: K + 1] = sol.value
-    V[K + 1 :] = np.arange(K + 1, top + 1, dtype=float)[:, None]
+    V[K + 1 :] = np.arange(K + 1, top + 1, dtype=float)[:, None]  # past the bound a turn banks ...
+    s6 = bonus_class(rules)
+    if s6 is not None:  # ... but the never-farkling class of all the dice rolls on: k + c (as :func:`solve`)
+        V[K + 1 :, s6] += bonus_chain(fl, s6)
     cols: dict[str, list] = {k: [] for k in ("turn_total", "dice", "triple", "roll", "keep", "value")}
     ks = np.arange(K + 1)
     for n, t in roll_states(rules):

@@ -204,12 +204,18 @@ def classify(rules: RuleSet, counts: tuple[int, ...], t: int) -> tuple[str, tupl
     singles = tuple(counts[i] if rules.single_values[i] > 0 else 0 for i in range(FACES))
     if any(singles):
         return "1 or 5", singles
+    if rules.no_score_bonus and n == rules.dice and legal_keeps(rules, whole, n, t):
+        return NO_SCORE_BONUS, whole  # issue 24: all the dice scoring nothing earn the bonus, not a farkle
     return "Farkle", (0,) * FACES
+
+
+#: The combination class of a roll of all the dice that scores nothing under a no-score bonus (issue 24)
+NO_SCORE_BONUS = "No-score bonus"
 
 
 CLASS_ORDER = [
     "6-of-a-kind", "5-of-a-kind", "Two 3-of-a-kind", "Straight", "4-of-a-kind + pair",
-    "Three pairs", "4-of-a-kind", "3-of-a-kind", "Add to 3-of-a-kind", "1 or 5", "Farkle",
+    "Three pairs", "4-of-a-kind", "3-of-a-kind", "Add to 3-of-a-kind", "1 or 5", NO_SCORE_BONUS, "Farkle",
 ]
 
 
