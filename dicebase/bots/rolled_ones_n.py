@@ -276,7 +276,11 @@ class RolledOnesN:
         return T
 
     def exact(self, bots: list[str]) -> dict[str, np.ndarray]:
-        return {"win": self.values(bots)[0, 0]}
+        """Each seat's win probability from the start (kept per seating while the file is open)."""
+        cache = self.__dict__.setdefault("_exact", {})
+        if tuple(bots) not in cache:
+            cache[tuple(bots)] = {"win": self.values(bots)[0, 0]}
+        return cache[tuple(bots)]
 
     def values(self, bots: list[str]) -> np.ndarray:
         """V[m, tuple, e]: every seat's win probability at seat m's turn start, the seats played by ``bots``."""
