@@ -1,6 +1,9 @@
-"""10,000 bots that ignore the banked scores: seed 004's heuristic and bank-at-threshold players.
+"""10,000 bots (two players): optimal play, seed 004's heuristic and bank-at-threshold players.
 
-Both keep what seed 004 keeps ("you'll score the maximum number of dice": the keep using the
+``optimal`` reads ``ten_thousand_duel`` (a stored state rolls, any other banks; after a roll the
+keep whose next state is worth most), its turn evaluated per score pair a block of scores at a
+time (:meth:`TenThousand.optimal`), so it plays any goal, the default 10,000 included.  The
+others ignore the banked scores.  They keep what seed 004 keeps ("you'll score the maximum number of dice": the keep using the
 most dice, then the most points; ``ten_thousand_keeps.max_dice``) and differ in when they bank:
 
 - ``seed004``: seed 004's rule, roll while the next roll's expected points exceed turn total x
@@ -13,7 +16,7 @@ In the last turn (the opponent has banked at or above the goal) every bot rolls 
 ahead, then banks, as the build plays it (``ten_thousand_exceed``, policy ``seed004``).
 
 Exact: the turn's distribution of banked points is pushed forward over (turn total, dice,
-triple) once (it does not depend on the scores); the game is solved level by level of the score
+triple): once for a bot that ignores the scores, per score pair for ``optimal``; the game is solved level by level of the score
 sum, the cycle of two farkles in a row as a 2x2 system per score pair; both players get a last
 turn (rule ``others_one_turn_must_exceed``).  Rule sets with an opening minimum are refused.
 """
