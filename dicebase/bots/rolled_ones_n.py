@@ -186,7 +186,7 @@ class RolledOnesN:
 
     def final_table(self, m: int, final_bot: str) -> np.ndarray:
         """H[later, X - G, e]: :meth:`hold_at_goal` of seat m for every score tuple of the seats after
-        it (``later``: their index in base G) and every bar X = G .. G + KT + G; ``final_bot``: the
+        it (``later``: their index in base G) and every bar X = G .. G + KT; ``final_bot``: the
         bot of seat m + 1 (it matters only for a final turn that is not the last)."""
         cache = self.__dict__.setdefault("_finals", {})
         key = (m, final_bot if m < self.N - 2 else "")
@@ -197,7 +197,7 @@ class RolledOnesN:
             s = np.zeros((len(idx), N), dtype=np.int64)
             for n in range(later):
                 s[:, m + 1 + n] = (idx // G ** (later - 1 - n)) % G
-            X = G + np.arange(self.KT + G + 1)
+            X = G + np.arange(self.KT + 1)  # a hold reaches at most G - 1 + KT
             bots = ["optimal"] * N
             bots[(m + 1) % N] = final_bot
             cache[key] = self.hold_at_goal(m, s, np.broadcast_to(X, (len(idx), len(X))), bots)
