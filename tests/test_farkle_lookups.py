@@ -36,7 +36,11 @@ COMPENSATED = replace(MINIMAL_FARKLE, name="mf-comp", goal=GOAL, compensation=10
 BANKED = replace(MINIMAL_FARKLE, name="mf-bank", goal=GOAL, bank_minimum=300,
                  last_round="others_one_turn_must_exceed",
                  description="Minimal Farkle's scoring to 500, 300 points needed to bank, a must-exceed last turn")
-DUELS = [COMPENSATED] + ([BANKED] if two_player_refusal(BANKED) is None else [])
+# shared last-turn ties with a bank minimum of 150: a last turn begun 150 or more behind can bank a tie (half a win,
+# ten_thousand_last_turn), a smaller deficit must reach 150 (ten_thousand_exceed)
+TIED = replace(MINIMAL_FARKLE, name="mf-tie", goal=GOAL, bank_minimum=150, last_round="others_one_turn_ties_shared",
+               description="Minimal Farkle's scoring to 500, 150 points needed to bank, last-turn ties shared")
+DUELS = [COMPENSATED] + ([BANKED] if two_player_refusal(BANKED) is None else []) + [TIED]
 OPTIONS = {"ten_thousand": {
     "rules": ["zilch-playr", NO_HOT.name, *(rs.name for rs in DUELS)],
     "duel_rules": [],
@@ -191,16 +195,39 @@ def _duel(name: str = COMPENSATED.name):
     return rs, d, table
 
 
+@lru_cache(maxsize=None)
+def _last_turn_values(name: str):
+    """The solver's worth of the last turn at its start by the deficit d (units), twoplayer.last_turn_values:
+    E(max(d + 1, bank minimum)) must-exceed, the tie-aware Q(d) where a tie can be banked, 0 with no last round."""
+    from dicebase.builder.ten_thousand import twoplayer
+
+    return twoplayer.last_turn_values(next(r for r in DUELS if r.name == name), 2000)
+
+
+@lru_cache(maxsize=None)
+def _tie_table(name: str):
+    from dicebase.builder.ten_thousand import twoplayer
+
+    return twoplayer.tie_table(next(r for r in DUELS if r.name == name), 400)
+
+
 def _bank(rs, d, i, j, k) -> float:
     """Banking k at (i, j) (units): the opponent's turn start below the goal; at or past it a win under
-    first_to_goal_wins, else the opponent's last turn, which must gain more than the lead and at least the
-    bank minimum (the solver's exceed table E(m, six dice))."""
+    first_to_goal_wins, else 1 - the opponent's last turn (twoplayer.last_turn_values: it must gain more than
+    the lead and at least the bank minimum, or with ties shared also tie for half a win)."""
     if i + k < d.goal:
         return 1.0 - float(d.W[j, i + k])
-    if rs.last_round == "first_to_goal_wins":
-        return 1.0
-    need = max(i + k - j + 1, -(-rs.bank_minimum // rs.unit))
-    return 1.0 - (float(d.exceed[need, 0]) if need < len(d.exceed) else 0.0)
+    return 1.0 - float(_last_turn_values(rs.name)[i + k - j])
+
+
+def _last_turn(rs, d, D: int, k: int, s: int) -> float:
+    """The last-turn player's value (units) begun D behind with turn total k in class s: must exceed (and reach
+    the bank minimum) by the exceed table E; with ties shared and D at least the bank minimum the tie table Q."""
+    bm = -(-rs.bank_minimum // rs.unit)
+    if rs.last_round == "others_one_turn_ties_shared" and D >= bm:
+        return 1.0 if D - k < 0 else float(_tie_table(rs.name)[D - k, s])
+    need = max(D + 1 - k, bm - k)
+    return 1.0 if need <= 0 else float(d.exceed[need, s])
 
 
 def _duel_value(rs, d, table, i, j, k, s) -> tuple[float, bool]:
@@ -213,7 +240,7 @@ def _duel_value(rs, d, table, i, j, k, s) -> tuple[float, bool]:
 
 
 @pytest.mark.parametrize("kind", STORES)
-@pytest.mark.parametrize("rules", [COMPENSATED.name, BANKED.name])
+@pytest.mark.parametrize("rules", [COMPENSATED.name, BANKED.name, TIED.name])
 def test_state_and_best_two_players(paths, kind, rules):
     """minimal-farkle's rules: every state's win probability, action, bank value and roll value, and every
     keep's value, as the solver has them.  mf-comp (first_to_goal_wins): a bank at the goal is worth 1 (the
@@ -271,14 +298,41 @@ def test_state_and_best_two_players(paths, kind, rules):
                 db.ten_thousand.state(0, GOAL, 0, 6, rules=rules)
             return
         # the last turn: the opponent has banked j >= goal; win by ending above it with at least the bank minimum
-        bm = -(-rs.bank_minimum // u)
-        for i, j, k, n in [(0, G, 0, 6), (G - 1, G, 2, 6), (G - 2, G + 1, 6, 6), (G - 1, G, 3, 3), (0, G + 4, 8, 2)]:
+        # (mf-tie: or tie for half a win where the deficit is at least the bank minimum)
+        ties = rs.last_round == "others_one_turn_ties_shared"
+        last = [(0, G, 0, 6), (G - 1, G, 2, 6), (G - 2, G + 1, 6, 6), (G - 1, G, 3, 3), (0, G + 4, 8, 2),
+                (G - 4, G, 4, 2), (G - 3, G, 3, 3), (G - 6, G, 6, 6), (G - 5, G, 5, 1), (G - 5, G, 3, 3),
+                (G - 2, G + 2, 3, 4), (G - 2, G, 2, 4)]
+        checked = {"tied now": 0, "bank the tie": 0}
+        for i, j, k, n in last:
             if k and k * u < classes[(n, 0)][1]:
                 continue
-            need = max(j - i - k + 1, bm - k)
+            s = states.index((n, 0))
             st = db.ten_thousand.state(i * u, j * u, k * u, n, rules=rules)
-            want = 1.0 if need <= 0 else float(d.exceed[need, states.index((n, 0))])
-            assert st.last_turn and st.p_win == pytest.approx(want, abs=1e-12), st
+            want = _last_turn(rs, d, j - i, k, s)
+            assert st.last_turn and st.p_win == pytest.approx(want, abs=1e-12), (st, want)
+            if ties and j - i == k and k * u >= rs.bank_minimum:  # tied now: bank the tie unless a roll wins more
+                checked["tied now"] += 1
+                assert st.bank_value == 0.5 and st.action == ("bank" if want == 0.5 else "roll"), st
+            # every keep of every roll of the class, valued by the solver
+            for counts, _ways in roll_multisets(n):
+                keeps = legal_keeps(rs, counts, n, 0)
+                if not keeps:
+                    continue
+                answer = db.ten_thousand.best(_name(counts), turn_total=k * u, score=i * u, opponent=j * u, rules=rules)
+                assert answer.last_turn
+                for a in answer.actions:
+                    kp = next(x for x in keeps if _name(x.kept) == a.keep)
+                    s2 = states.index((kp.n_after, kp.t_after))
+                    k2 = k + kp.points // u
+                    if (kp.n_after, kp.t_after) == NO_DICE:  # no hot dice: the turn ends with this total
+                        want = 1.0 if k2 > j - i else (0.5 if ties and k2 == j - i and j - i >= -(-rs.bank_minimum // u) else 0.0)
+                    else:
+                        want = _last_turn(rs, d, j - i, k2, s2)
+                    assert a.value == pytest.approx(want, abs=1e-12), (i, j, k, counts, a)
+                    checked["bank the tie"] += ties and k2 == j - i and a.then == "bank"
+        if ties:
+            assert checked["tied now"] >= 1 and checked["bank the tie"] >= 1, checked
 
 
 @pytest.mark.parametrize("kind", STORES)

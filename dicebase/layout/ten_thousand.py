@@ -11,9 +11,9 @@ Every table is written once per block, in key order, so a row's key gives its po
   bank state follows from turn-start values), pair after pair in the bounds' order; where a
   pair's rows start and how many there are is the bounds row's ``first_row`` and ``row_count``;
   the block itself starts after the rows of every bounds block before its own;
-* ``ten_thousand_exceed`` (block ``(rules, policy)``) and ``ten_thousand_solitaire`` (block
-  ``rules``): dense grids of (points step, class), the classes of a step in a fixed order,
-  :func:`grid_position`; needs start at one unit, turn totals at 0;
+* ``ten_thousand_exceed`` (block ``(rules, policy)``), ``ten_thousand_last_turn`` and
+  ``ten_thousand_solitaire`` (block ``rules``): dense grids of (points step, class), the classes of
+  a step in a fixed order, :func:`grid_position`; needs start at one unit, turn totals at 0;
 * ``ten_thousand_keeps`` and ``ten_thousand_rolls`` (block ``rules``): one run of rows per
   (dice, triple) class.
 
@@ -29,12 +29,14 @@ from dicebase.rules.ten_thousand import FACES
 DUEL = Table("ten_thousand_duel", ("rules", "goal"), ("score", "opponent", "turn_total", "dice", "triple"))
 BOUNDS = Table("ten_thousand_duel_bounds", ("rules", "goal"), ("score", "opponent"))
 EXCEED = Table("ten_thousand_exceed", ("rules", "policy"), ("need", "dice", "triple"))
+#: issue 24: the last turn with shared ties (rule sets with last_round = others_one_turn_ties_shared only)
+LAST_TURN = Table("ten_thousand_last_turn", ("rules",), ("need", "dice", "triple"))
 SOLITAIRE = Table("ten_thousand_solitaire", ("rules",), ("turn_total", "dice", "triple"))
 KEEPS = Table("ten_thousand_keeps", ("rules",), ("dice", "triple", "roll", "keep"))
 ROLLS = Table("ten_thousand_rolls", ("rules",), ("dice", "triple", "roll"))
 
 #: The points column of each dense grid and the points of its first step, in units
-GRID_STEP = {EXCEED.name: ("need", 1), SOLITAIRE.name: ("turn_total", 0)}
+GRID_STEP = {EXCEED.name: ("need", 1), LAST_TURN.name: ("need", 1), SOLITAIRE.name: ("turn_total", 0)}
 
 
 def pair_position(unit: int, G: int, score: int, opponent: int) -> int | None:

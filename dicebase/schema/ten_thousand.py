@@ -42,7 +42,8 @@ ten_thousand_odds = table(
     _key("rules", String, RULES),
     _key("dice", SmallInteger, DICE),
     _key("triple", SmallInteger, TRIPLE),
-    _key("combination", String, "combination class (seed 004's names, rarest first; 'Farkle' = nothing scores)"),
+    _key("combination", String, "combination class (seed 004's names, rarest first; 'Farkle' = nothing scores; 'No-score bonus' = all the "
+         "dice score nothing under a no-score bonus, worth its points and a free roll)"),
     _val("position", SmallInteger, "display order within (rules, dice, triple), rarest first"),
     _val("outcomes", Integer, "ordered outcomes of the 6^dice in this class (seed 004's '# Successes')"),
     _val("probability", Double, "probability of the class, 0-1 (outcomes / 6^dice)"),
@@ -181,6 +182,25 @@ ten_thousand_exceed = table(
     _key("dice", SmallInteger, DICE),
     _key("triple", SmallInteger, TRIPLE),
     _val("p_exceed", Double, "probability of gaining at least `need` more points this turn, 0-1"),
+)
+
+ten_thousand_last_turn = table(
+    "ten_thousand_last_turn",
+    GAME,
+    "Objective (d), the last turn when ties are shared (issue 24; only rule sets with last_round = "
+    "'others_one_turn_ties_shared'): the last-turn player's value (a win 1, a tie 1/2) from a pre-roll state that "
+    "must still gain `need` points to pass the leader (need - 50 ties), playing optimally for that value. It holds "
+    "where the deficit at the turn's start (opponent - score) is at least the bank minimum (a tie can be banked); "
+    "below it the turn must reach the bank minimum, which passes the leader, and ten_thousand_exceed gives the "
+    "chance (need = bank_minimum - turn_total). A last-turn state (score, opponent, turn_total, dice, triple) is "
+    "worth p_win(opponent - score - turn_total + 50, dice, triple), 1 when that need is <= 0 (bank and win); at "
+    "need = 50 (tied) p_win = max(1/2, 1 - p_farkle): bank the tie unless rolling wins more often.",
+    _key("rules", String, RULES),
+    _key("need", Integer, "points still needed to pass the leader, points (> 0; need - 50 ties)"),
+    _key("dice", SmallInteger, DICE),
+    _key("triple", SmallInteger, TRIPLE),
+    _val("p_win", Double, "the last-turn player's win probability, a shared tie counted as 1/2, under optimal play, "
+         "0-1"),
 )
 
 ten_thousand_duel_bounds = table(

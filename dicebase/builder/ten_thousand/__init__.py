@@ -297,6 +297,20 @@ def _write_duel(ctx, rs: RuleSet, duel, goal: int, dice_of, triple_of) -> None:
             "triple": triple_of[ss],
             "p_exceed": E[first:][:, live].ravel(),
         })
+    if rs.last_round == "others_one_turn_ties_shared":  # issue 24: the last turn's tie-aware values
+        from .twoplayer import tie_table
+
+        Q = tie_table(rs, duel.exceed.shape[0] - 1)  # the needs of the exceed table, 0..M units
+        first = layout.GRID_STEP[layout.LAST_TURN.name][1]
+        m, ss = np.divmod(np.arange(first * S, Q.shape[0] * S), S)
+        ss = live[ss]
+        ctx.write(layout.LAST_TURN.name, {  # need m units: more than m - 1 to pass, m - 1 ties: Q(m - 1)
+            "rules": name,
+            "need": m * u,
+            "dice": dice_of[ss],
+            "triple": triple_of[ss],
+            "p_win": Q[m - 1, ss],
+        })
     # the start of the rule set: the first player at 0, the second at its compensation (issue 24); H is seed
     # 004's player: heur_h has H to move (seat 1), heur_o the optimal player to move with H second (seat 2)
     c = rs.compensation // u

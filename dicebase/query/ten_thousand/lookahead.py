@@ -73,12 +73,27 @@ class Lookahead:
         ``lead + unit``, the same without a bank minimum)."""
         return max(lead + self._shape(rules)[0], self._rule_set(rules).bank_minimum)
 
-    def _last_turn_values(self, rules: str, need: int, keeps: list[tuple]) -> list[tuple[float, str]]:
-        """(value, then) of each keep as LAST_TURN_SQL values it (``need``: what the turn must still gain)."""
+    def _last_turn_values(self, rules: str, need: int, keeps: list[tuple], ties: bool = False) -> list[tuple[float, str]]:
+        """(value, then) of each keep as LAST_TURN_SQL values it (``need``: what the turn must still gain).
+        ``ties`` (issue 24, a tie that can be banked): ten_thousand_last_turn's values, and a keep that ties the
+        leader (need - points = unit) banks the tie (1/2) unless rolling on wins more often."""
         short = [need - keep[2] for keep in keeps if keep[2] < need]
-        exceed = self._stored.exceed(rules, min(short), max(short)) if short else {}
-        return [(1.0, "bank") if p >= need else (exceed.get((need - p, da, ta), 0), "roll")
-                for _roll, _keep, p, _used, da, ta, _hd, _dom in keeps]
+        if not ties:
+            exceed = self._stored.exceed(rules, min(short), max(short)) if short else {}
+            return [(1.0, "bank") if p >= need else (exceed.get((need - p, da, ta), 0), "roll")
+                    for _roll, _keep, p, _used, da, ta, _hd, _dom in keeps]
+        unit = self._shape(rules)[0]
+        stored = self._stored.last_turn(rules, min(short), max(short)) if short else {}
+        out = []
+        for _roll, _keep, p, _used, da, ta, _hd, _dom in keeps:
+            if p >= need:
+                out.append((1.0, "bank"))
+            elif need - p == unit:  # tied after it: max(1/2, 1 - p_farkle); no dice left (no hot dice): the tie
+                v = stored.get((unit, da, ta), 0.5)
+                out.append((v, "bank" if v <= 0.5 else "roll"))
+            else:
+                out.append((stored.get((need - p, da, ta), 0.0), "roll"))
+        return out
 
     def _solitaire_values(self, rules: str, k: int, keeps: list[tuple]) -> list[tuple[float, str]]:
         """(value, then) of each keep as SOLITAIRE_LOOKAHEAD_SQL values it."""

@@ -65,6 +65,7 @@ class Queries(Lookahead):
         self._rule_sets: dict[str, object] = {}
         self._solvers: dict[str, dict] = {}  # rules -> build_variants.solver_json
         self._bonus_tails: dict[str, float] = {}  # rules -> see _bonus_tail
+        self._ties_checked: set[str] = set()  # rules whose ten_thousand_last_turn rows were found
         self._odds: dict[tuple[str, int, int], list[OddsRow]] | None = None
         self._lookaheads: dict[tuple, object] = {}  # (rules, dice, triple) -> see _lookahead
         self._n = None  # the N-player lookups (see n)
@@ -174,7 +175,7 @@ class Queries(Lookahead):
         bank at or past the goal by the opponent's must-exceed last turn needing more than the lead; under
         first_to_goal_wins it wins at once, and a bank minimum raises what that last turn needs."""
         rs = self._rule_set(rules)
-        return rs.last_round == "first_to_goal_wins" or rs.bank_minimum > 0
+        return rs.last_round != "others_one_turn_must_exceed" or rs.bank_minimum > 0
 
     def _two_player_rules(self, rules: str) -> None:
         """BadInput (one line) for a two-player lookup of a rule set whose stored game these lookups cannot
@@ -185,8 +186,15 @@ class Queries(Lookahead):
             raise BadInput(f"rule set {rules!r} has a consecutive-farkle penalty: its two-player states include "
                            "both players' farkle counts, which these lookups do not take yet; its one-turn "
                            "lookups work (leave out --score and --opponent)")
-        if rs.last_round == "others_one_turn_ties_shared":
-            raise BadInput(f"rule set {rules!r} shares last-turn ties, which these two-player lookups do not model")
+        if rs.last_round == "others_one_turn_ties_shared" and rules not in self._ties_checked:
+            # the tie-aware last turn (ten_thousand_last_turn): a build before it stored none
+            from dicebase.query.metadata import has_relation
+
+            if not (has_relation(self.db, "ten_thousand_last_turn") and self.db.fetchone(
+                    "SELECT count(*) FROM ten_thousand_last_turn WHERE rules = ? AND need = ?", (rules, rs.unit))[0]):
+                raise NotInDatabase(f"the file lacks the tie-aware last turn of {rules!r} (ten_thousand_last_turn, a "
+                                    f"build before it); rebuild: {self.rebuild_command()}")
+            self._ties_checked.add(rules)
 
     def _solver(self, rules: str) -> dict:
         """The stored solver record of a rule set (build_variants.solver_json: bounds, tolerances, the
@@ -246,6 +254,29 @@ class Queries(Lookahead):
                 v, then = k + p + c, "roll"
             out.append((keep, p, used, da, ta, hd, dom, v, then))
         return out
+
+    def _ties(self, rules: str, deficit: int) -> bool:
+        """Whether a last turn begun ``deficit`` points behind the leader can end in a shared tie (issue 24:
+        last_round = others_one_turn_ties_shared and a deficit of at least the bank minimum, so that the tie can
+        be banked); its values are then ten_thousand_last_turn's."""
+        rs = self._rule_set(rules)
+        return rs.last_round == "others_one_turn_ties_shared" and deficit >= rs.bank_minimum
+
+    def _tied_last_turn(self, key: tuple, need: int, unit: int) -> State:
+        """A last-turn state whose tie can be banked (:meth:`_ties`), ``need`` > 0 still to gain to pass the
+        leader: ten_thousand_last_turn; at need = unit the turn total ties now: bank the tie (1/2) unless a roll,
+        which wins unless it farkles, wins more often."""
+        rules, _goal, _i, _j, k, n, t = key
+        p = self._stored.last_turn(rules, need, need, n, t).get((need, n, t))
+        if need == unit:
+            roll = 1.0 - self.classes(rules)[(n, t)][0]
+            return State(*key, True, max(roll, 0.5), "roll" if roll > 0.5 else "bank", roll, 0.5,
+                         "last turn, tied: banking shares the win (1/2); rolling wins unless it farkles "
+                         "(ten_thousand_classes.p_farkle)")
+        return State(*key, True, 0.0 if p is None else float(p), "roll", 0.0 if p is None else float(p),
+                     0.0 if k > 0 and k >= self._rule_set(rules).bank_minimum else None,
+                     f"last turn, ties shared: ten_thousand_last_turn (need = opponent - score - turn_total + {unit} "
+                     f"= {need})" + ("" if p is not None else "; past the stored needs, taken as 0"))
 
     def _shape(self, rules: str) -> tuple[int, int]:
         """(scoring unit, dice at a turn start) of a built rule set (50 and 6 in every preset)."""
@@ -317,7 +348,7 @@ class Queries(Lookahead):
                 last, farkle_value = True, 0.0
                 need = max(j - i - k + rule["unit"], rs.bank_minimum - k)  # ahead, and a bankable total
                 sql, params = LAST_TURN_SQL, dict(need=need, rules=rules, dice=n, triple=t, roll=roll)
-                values = None if sqlite else self._last_turn_values(rules, need, keeps)
+                values = None if sqlite else self._last_turn_values(rules, need, keeps, self._ties(rules, j - i))
             else:
                 self._stored.asked(rules, goal)
                 sql, params = DUEL_LOOKAHEAD_SQL, dict(k=k, i=i, j=j, goal=goal, rules=rules, dice=n, triple=t, roll=roll,
@@ -446,6 +477,8 @@ class Queries(Lookahead):
                 return State(*key, True, 1.0, "bank", 1.0 - self.classes(rules)[(n, t)][0], 1.0,
                              "last turn, already ahead: banking wins; rolling wins unless it farkles "
                              "(ten_thousand_classes.p_farkle)")
+            if self._ties(rules, j - i):  # issue 24: a tie can be banked (half a win)
+                return self._tied_last_turn(key, need, unit)
             stored = self._stored.exceed(rules, need, need, n, t).get((need, n, t))
             row = None if stored is None else (stored,)
             p = float(row[0]) if row else 0.0

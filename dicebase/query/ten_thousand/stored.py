@@ -17,7 +17,7 @@ from array import array
 from functools import partial
 
 from dicebase.layout.ten_thousand import (
-    BOUNDS, DUEL, EXCEED, GRID_STEP, KEEPS, SOLITAIRE, grid_position, pair_at, pair_position,
+    BOUNDS, DUEL, EXCEED, GRID_STEP, KEEPS, LAST_TURN, SOLITAIRE, grid_position, pair_at, pair_position,
 )
 from dicebase.query.blocks import Blocks, Found
 from dicebase.rules.ten_thousand import MAX_POINTS
@@ -288,7 +288,18 @@ class Stored:
     # -- the last turn: ten_thousand_exceed ----------------------------------------------------
     def exceed(self, rules: str, lo: int, hi: int, n: int | None = None, t: int | None = None) -> dict:
         """(need, dice, triple) -> optimal P_exceed for needs lo..hi (one class, or all)."""
-        lay = self.found(EXCEED, rules, "optimal")
+        return self._need_grid(EXCEED, (rules, "optimal"), "p_exceed", lo, hi, n, t)
+
+    def last_turn(self, rules: str, lo: int, hi: int, n: int | None = None, t: int | None = None) -> dict:
+        """(need, dice, triple) -> the tie-aware last-turn value of ten_thousand_last_turn (issue 24: rule sets
+        whose last-turn ties are shared) for needs lo..hi (one class, or all)."""
+        return self._need_grid(LAST_TURN, (rules,), "p_win", lo, hi, n, t)
+
+    def _need_grid(self, table, block: tuple, column: str, lo: int, hi: int, n: int | None, t: int | None) -> dict:
+        """A dense grid by need (ten_thousand_exceed, ten_thousand_last_turn): by position where laid out as the
+        build writes it, else by key filters."""
+        rules = block[0]
+        lay = self.found(table, *block)
         if lay is not None:
             unit, first_step, classes = lay.shape
             S = len(classes)
@@ -298,13 +309,13 @@ class Stored:
                 return {}
             a, b = (first // unit - 1) * S, (last // unit) * S - 1
             where, params = ("dice = ? AND triple = ?", (n, t)) if n is not None else ("", ())
-            got = self.blocks.read(EXCEED, (rules, "optimal"), lay, a, b, "p_exceed",
+            got = self.blocks.read(table, block, lay, a, b, column,
                                    partial(grid_position, unit, first_step, classes), where=where, params=params,
                                    count=(last - first) // unit + 1 if n is not None else None, into=_grid_rows)
             if got is not None:
                 return got
-        sql = ("SELECT need, dice, triple, p_exceed FROM ten_thousand_exceed WHERE rules = ? "
-               "AND policy = 'optimal' AND need BETWEEN ? AND ?")
+        policy = " AND policy = 'optimal'" if table is EXCEED else ""
+        sql = f"SELECT need, dice, triple, {column} FROM {table.name} WHERE rules = ?{policy} AND need BETWEEN ? AND ?"
         params = (rules, lo, hi)
         if n is not None:
             sql, params = sql + " AND dice = ? AND triple = ?", (*params, n, t)
@@ -316,9 +327,20 @@ class Stored:
         10,000; remembered); SQLite the needs asked the first time, then the whole column.  Under
         last_round = first_to_goal_wins (issue 24) a bank at the goal wins at once: the opponent has no last
         turn, so none (every such bank is worth 1 - 0, as the solver takes it)."""
-        if self.q._rule_set(rules).last_round == "first_to_goal_wins":
+        rs = self.q._rule_set(rules)
+        if rs.last_round == "first_to_goal_wins":
             return {}
         unit, start = self.q._shape(rules)
+        if rs.last_round == "others_one_turn_ties_shared":
+            # ties shared (issue 24): a lead at least the bank minimum can be tied, worth ten_thousand_last_turn at
+            # need = lead + unit (> the bank minimum); a smaller lead needs the bank minimum (need = bank minimum,
+            # Lookahead._last_need), which passes the leader: ten_thousand_exceed.  Both columns whole, once
+            if rules not in self._exceed_columns:
+                bm = rs.bank_minimum
+                self._exceed_columns[rules] = {
+                    **(self.exceed(rules, unit, bm, start, 0) if bm else {}),
+                    **{key: p for key, p in self.last_turn(rules, unit, MAX_NEED, start, 0).items() if key[0] > bm}}
+            return self._exceed_columns[rules]
         lay = self.found(EXCEED, rules, "optimal")
         if lay is None:
             if sum(n for (r, _goal), n in self._bounds_asks.items() if r == rules) < 2:  # see asked
