@@ -65,28 +65,27 @@ class Brute:
         self.maxp = int(self.op.max())
         self.csum = np.zeros((self.S, len(self.gp)))  # class sums of probability-weighted groups
         self.csum[self.gc, np.arange(len(self.gp))] = self.gp
+        self.starts, self.options = self.go[:-1], np.arange(len(self.op))
+        self.group_of = np.repeat(np.arange(len(self.gp)), np.diff(self.go))  # each option's group
+        self.at = self.op * self.S + self.ost  # an option's row in a turn's table, from the total's first row
         self.final_tables = {}
 
     def turn(self, top, t0, bank, farkle, mover, width):
         """Values ``V[t, c, :]`` of a turn for totals ``t0 .. top`` (bank forced above ``top``)."""
-        hi = top + self.maxp
-        V = np.zeros((hi + 1, self.S, width))
+        S, hi = self.S, top + self.maxp
+        V = np.zeros(((hi + 1) * S, width))  # row t * S + c
         for t in range(top + 1, hi + 1):
-            V[t] = bank(t)
-        starts = self.go[:-1]
+            V[t * S:(t + 1) * S] = bank(t)
+        starts, lost = self.starts, self.pf[:, None] * farkle
         for t in range(top, t0 - 1, -1):
-            vals = V[t + self.op, self.ost]
+            vals = V[t * S + self.at]
             mv = vals[:, mover]
-            gmax = np.maximum.reduceat(mv, starts)
-            ok = mv >= np.repeat(gmax, np.diff(self.go)) - TOL
-            ch = np.minimum.reduceat(np.where(ok, np.arange(len(mv)), len(mv)), starts)
-            roll = self.csum @ vals[ch] + self.pf[:, None] * farkle
+            ok = mv >= np.maximum.reduceat(mv, starts)[self.group_of] - TOL
+            ch = np.minimum.reduceat(np.where(ok, self.options, len(mv)), starts)
+            roll = self.csum @ vals[ch] + lost
             b = bank(t)
-            if b is None:
-                V[t] = roll
-            else:
-                V[t] = np.where((roll[:, mover] > b[mover] + TOL)[:, None], roll, b)
-        return V
+            V[t * S:(t + 1) * S] = roll if b is None else np.where((roll[:, mover] > b[mover] + TOL)[:, None], roll, b)
+        return V.reshape(hi + 1, S, width)
 
     def final_table(self, X, later):
         """The final turn of a seat with bar ``X`` and ``later`` seats after it: ``V[t, c, roles]``,
@@ -118,29 +117,40 @@ class Brute:
         tuples = sorted(np.ndindex(*(G,) * N), key=lambda s: -sum(s))
         for s in tuples:
             cur = np.full((N, N), 1.0 / N)
-            for _ in range(iterations):
+            banks = []  # each seat's bank values: the higher tuples' (solved) and the final round's, not cur's
+            for m in range(N):
+                nxt = (m + 1) % N
+                others = [(m + 1 + j) % N for j in range(N - 1)]
+
+                def bank(k, m=m, nxt=nxt, others=others):
+                    if k == 0:
+                        return None
+                    t = s[m] + k
+                    if t < G:
+                        h = list(s)
+                        h[m] = t
+                        return W[tuple(h)][nxt]
+                    v = self.final_value(t, tuple(s[j] for j in others))
+                    out = np.zeros(N)
+                    out[m] = v[0]
+                    out[others] = v[1:]
+                    return out
+
+                banks.append([bank(k) for k in range(G + self.cap - s[m] + self.maxp + 1)])
+            sweeps = []
+            for it in range(iterations):
                 old = cur.copy()
                 for m in range(N):
-                    nxt = (m + 1) % N
-                    others = [(m + 1 + j) % N for j in range(N - 1)]
-
-                    def bank(k, m=m, nxt=nxt, others=others):
-                        if k == 0:
-                            return None
-                        t = s[m] + k
-                        if t < G:
-                            h = list(s)
-                            h[m] = t
-                            return W[tuple(h)][nxt]
-                        v = self.final_value(t, tuple(s[j] for j in others))
-                        out = np.zeros(N)
-                        out[m] = v[0]
-                        out[others] = v[1:]
-                        return out
-
-                    V = self.turn(G + self.cap - s[m], 0, bank, cur[nxt], m, N)
+                    V = self.turn(G + self.cap - s[m], 0, banks[m].__getitem__, cur[(m + 1) % N], m, N)
                     cur[m] = V[0, 0]
                 if np.abs(cur - old).max() <= 1e-15:  # contraction ~0.3 a sweep: the rest is below 1e-15
+                    break
+                sweeps.append(cur.copy())
+                # best responses that cycle (4 players) repeat sweeps: end where all the sweeps would have
+                period = next((p for p in range(2, 13) if it >= p and np.abs(cur - sweeps[it - p]).max() <= 1e-15),
+                              None)
+                if period is not None:
+                    cur = sweeps[it - period + (iterations - 1 - it + period) % period].copy()
                     break
             W[s] = cur
         return W

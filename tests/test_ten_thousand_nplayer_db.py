@@ -1,7 +1,8 @@
 """N-player 10,000 in the database (issue 21, phase 4): the tables the build writes, the lookups computed
 from them (below the goal and on final turns), the CLI, the HTTP API and the aggregates.
 
-Built for the ten-thousand preset to 250 points with 2 and 3 players (a few seconds): its 3-player game has
+Built for the ten-thousand preset to 250 points with 2 and 3 players (a few seconds; the SQLite store is the
+DuckDB build exported, so the game is solved once): its 3-player game has
 the two cycle classes of docs/n_players.md ((6, 6, 8) and (7, 7, 9) units at goal 500 are (1, 1, 3) and
 (2, 2, 4) at goal 250: the cycle depends on the distances to the goal), in which two seats randomise at a
 turn total of 1,200 with one die and a standing triple of 4s."""
@@ -31,8 +32,16 @@ MIX_STATE = dict(turn_total=1200, dice=1, triple=4)
 
 
 @pytest.fixture(scope="module")
-def paths(built_db):
-    return {kind: built_db(("ten_thousand",), kind, OPTIONS) for kind in ("duckdb", "sqlite")}
+def paths(built_db, tmp_path_factory):
+    """The DuckDB build and its SQLite export (the build's own bulk writers, the schema and metadata of a SQLite
+    build: dicebase/builder/export.py), so the solve runs once."""
+    from dicebase.builder.export import export
+
+    duck = built_db(("ten_thousand",), "duckdb", OPTIONS)
+    lite = tmp_path_factory.mktemp("nplayer") / "ten_thousand.sqlite"
+    with dicebase.open(duck) as db:
+        export(db, "sqlite", lite)
+    return {"duckdb": duck, "sqlite": lite}
 
 
 @pytest.fixture(scope="module")
@@ -134,6 +143,56 @@ def test_build_metadata_lists_the_cycles_and_caps(paths):
     assert three["final_bank_margin_points"] > 0 and "more points" in three["keep_tie_break"]
     assert [50, 50, 150] in [c["scores"] for c in three["cycles"]]
     assert notes["ten-thousand.players2"]["cycle_tuples"] == 0
+
+
+def test_roll_groups_are_the_rules(paths, tmp_path):
+    """ten_thousand_roll_groups (written with the N-player tables, read by the lookups once per connection) holds
+    the rules' roll groups and keeps in tie-break order; a file without it answers the same from the rules."""
+    import shutil
+    import sqlite3
+
+    from dicebase.query.ten_thousand import nplayer as lookups
+
+    for path in paths.values():
+        with dicebase.open(path) as db:
+            rows = db.fetchall("SELECT dice, triple, roll_group, keep, probability, points, dice_after, triple_after "
+                               "FROM ten_thousand_roll_groups WHERE rules = 'ten-thousand' "
+                               "ORDER BY dice, triple, roll_group, keep")
+            assert lookups.moves_from_rows(TEN_THOUSAND, rows) == lookups.moves(TEN_THOUSAND)
+            assert db.ten_thousand.n.moves(TEN_THOUSAND) == lookups.moves(TEN_THOUSAND)
+            assert sum(1 for r in rows if r[2] == -1) == len(lookups.moves(TEN_THOUSAND).states)  # a farkle row each
+    older = tmp_path / "older.sqlite"
+    shutil.copy(paths["sqlite"], older)
+    with sqlite3.connect(older) as con:
+        con.execute("DROP TABLE ten_thousand_roll_groups")
+    args = ([300, 50, 150], 2, 300, 3, 0)
+    with dicebase.open(paths["sqlite"]) as db, dicebase.open(older) as old:
+        assert old.ten_thousand.state_n(*args).as_dict() == db.ten_thousand.state_n(*args).as_dict()
+        assert (old.ten_thousand.best_n([1, 5, 5, 2, 3, 4], [300, 50, 150], 2, 0).as_dict()
+                == db.ten_thousand.best_n([1, 5, 5, 2, 3, 4], [300, 50, 150], 2, 0).as_dict())
+
+
+def test_a_turn_remembered_answers_as_a_new_one(paths):
+    """A connection remembers the turns it computed: the states of a turn asked in any order (a later total
+    first, then the turn extended down to an earlier one; keeps and pre-roll states) equal a fresh connection's
+    answers, bit for bit, and the cycle tuple's mixed turn too."""
+    asks = [("state", ([100, 50, 0], 3, 600, 2, 0)), ("best", ([1, 5, 2, 2, 3, 6], [100, 50, 0], 3, 300)),
+            ("state", ([100, 50, 0], 3, 0, 6, 0)), ("state", ([100, 50, 0], 3, 300, 3, 0)),
+            ("state", (list(CYCLE), 1, 1200, 1, 4)), ("state", (list(CYCLE), 1, 0, 6, 0)),
+            ("best", ([1, 5, 5, 2, 3, 3], list(CYCLE), 1, 1100)),
+            ("state", ([300, 100, 50], 2, 600, 4, 0)), ("state", ([300, 100, 50], 2, 0, 6, 0))]  # a final turn
+
+    def answer(db, verb, args):
+        return (db.ten_thousand.state_n(*args) if verb == "state" else db.ten_thousand.best_n(*args)).as_dict()
+
+    with dicebase.open(paths["duckdb"]) as db:
+        remembered = [answer(db, verb, args) for verb, args in asks]
+        again = [answer(db, verb, args) for verb, args in reversed(asks)][::-1]
+    fresh = []
+    for verb, args in asks:
+        with dicebase.open(paths["duckdb"]) as db:
+            fresh.append(answer(db, verb, args))
+    assert remembered == fresh == again
 
 
 # --------------------------------------------------------------------------- lookups

@@ -207,6 +207,9 @@ def np_starts_table(players: int) -> Table:
 
 #: ``ten_thousand_final_round``: block (rules, goal, players), key (later, gap2, gap3, deficit).
 NP_FINAL = Table(NP_FINAL_ROUND, NP_BLOCK, ("later", "gap2", "gap3", "deficit"))
+#: ``ten_thousand_roll_groups``: block (rules), key (dice, triple, roll_group, keep); read whole by its block, once
+#: per connection (a few thousand rows), by the N-player lookups.
+NP_ROLL_GROUPS = Table("ten_thousand_roll_groups", ("rules",), ("dice", "triple", "roll_group", "keep"))
 
 
 def np_start_rows(G: int, players: int) -> int:

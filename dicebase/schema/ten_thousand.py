@@ -508,6 +508,27 @@ ten_thousand_mixing = table(
     _val("probability", Double, "probability of rolling ('roll') or of taking keep_first ('keep'), " + PROB),
 )
 
+ten_thousand_roll_groups = table(
+    "ten_thousand_roll_groups",
+    GAME,
+    "The rolls of every pre-roll class grouped by their legal keeps (rules data, written with the N-player tables "
+    "for their lookups, which read it once instead of enumerating the rolls): per roll group, its probability and "
+    "every keep in the tie-break order (more points, then no standing triple after it, then fewer dice, then the "
+    "lower triple face). Roll group -1 is the farkle (nothing scores). Groups and keeps are numbered as in "
+    "ten_thousand_mixing.",
+    _key("rules", String, RULES),
+    _key("dice", SmallInteger, DICE),
+    _key("triple", SmallInteger, TRIPLE),
+    _key("roll_group", SmallInteger, "the roll group: rolls with the same set of legal keeps, numbered from 0 within "
+         "the class in the order of their keep sets; -1 for the farkle"),
+    _key("keep", SmallInteger, "the keep, numbered from 0 in the group's tie-break order (0 for the farkle)"),
+    _val("probability", Double, "probability that a roll of the class falls in this group (the farkle chance for "
+         "group -1), " + PROB),
+    _val("points", Integer, "points the keep scores (0 for the farkle), points"),
+    _val("dice_after", SmallInteger, "dice to roll after the keep (0 for the farkle)"),
+    _val("triple_after", SmallInteger, "standing triple face after the keep, 0 = none"),
+)
+
 _nts = ten_thousand_turn_starts
 _np_all_zero = _and(*(_nts.c[f"score{n}"] == 0 for n in NP_SEATS))
 ten_thousand_seat_wins = View(

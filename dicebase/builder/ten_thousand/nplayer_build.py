@@ -10,7 +10,9 @@
 * ``ten_thousand_final_round``: ``Phi_r`` by deficits (``Finals.phi``; ``Phi_1`` from ``P_exceed``),
   from which the lookups compute every final-turn state and every bank at or past the goal;
 * ``ten_thousand_cycle_tuples`` and ``ten_thousand_mixing``: the tuples (every rotation) whose
-  equilibrium the cycle resolution selected, with the randomising seats' decisions.
+  equilibrium the cycle resolution selected, with the randomising seats' decisions;
+* ``ten_thousand_roll_groups`` (once per rule set): every class's roll groups and keeps in tie-break
+  order, which the lookups read instead of enumerating the rolls.
 
 The caps, tolerances and cycle tuples also go to the build metadata (``ctx.note``, ``ctx.variant``).
 """
@@ -39,6 +41,8 @@ def build_players(ctx, rules: RuleSet, goal: int, players: tuple[int, ...]) -> d
     """Solve and write the N-player blocks of rule set ``rules`` at ``goal`` for each count in ``players``;
     returns the solver settings of each (``{"players3": {...}}``) for the rule set's build_variants row."""
     settings = {}
+    if players:
+        write_roll_groups(ctx, rules)
     for N in players:
         label = f"{rules.name}: {N} players to {goal} ({nplayer_turn_starts(rules, goal, N):,} turn starts, final round, "
         with ctx.step(label + "policy cycles)"):
@@ -157,6 +161,33 @@ def final_round_rows(sol) -> tuple[dict, tuple[int, ...]]:
     return {k: np.concatenate(v) for k, v in cols.items()}, tuple(deficits + [0] * (MAX_PLAYERS - len(deficits)))
 
 
+def roll_group_rows(rules: RuleSet) -> dict:
+    """``ten_thousand_roll_groups``'s columns (the layout's key order): every class's farkle (group -1) and roll
+    groups with their keeps in tie-break order, as the solver uses them (:func:`.nplayer.moves`)."""
+    from .nplayer import moves
+
+    mv = moves(rules)
+    rows = []
+    for c, (n, t) in enumerate(mv.states):
+        rows.append((n, t, -1, 0, float(mv.pf[c]), 0, 0, 0))
+        for g in range(int(mv.sg[c]), int(mv.sg[c + 1])):
+            for o in range(int(mv.go[g]), int(mv.go[g + 1])):
+                n2, t2 = mv.states[int(mv.ost[o])]
+                rows.append((n, t, g - int(mv.sg[c]), o - int(mv.go[g]), float(mv.gp[g]), int(mv.op[o]) * rules.unit,
+                             n2, t2))
+    rows.sort()
+    names = ("dice", "triple", "roll_group", "keep", "probability", "points", "dice_after", "triple_after")
+    cols = {"rules": rules.name}
+    for i, name in enumerate(names):
+        cols[name] = np.array([row[i] for row in rows], dtype=float if name == "probability" else np.int64)
+    return cols
+
+
+def write_roll_groups(ctx, rules: RuleSet) -> None:
+    """The rule set's roll groups (``ten_thousand_roll_groups``), once per rule set with N-player tables."""
+    ctx.write(layout.NP_ROLL_GROUPS.name, roll_group_rows(rules))
+
+
 def write(ctx, sol) -> None:
     spec = sol.spec
     rs, N, G, u = spec.rules, spec.players, spec.G, spec.rules.unit
@@ -236,4 +267,4 @@ def write(ctx, sol) -> None:
         ctx.write("ten_thousand_mixing", cols)
 
 
-__all__ = ["build_players", "final_round_rows", "solve_players", "write"]
+__all__ = ["build_players", "final_round_rows", "roll_group_rows", "solve_players", "write", "write_roll_groups"]
