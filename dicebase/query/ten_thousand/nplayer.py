@@ -26,9 +26,9 @@ on DuckDB, every row's key checked, by key on SQLite.  No numpy.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import cached_property, lru_cache, partial, reduce
+from functools import cached_property, lru_cache, partial
 from itertools import accumulate
-from operator import add, itemgetter, mul
+from operator import itemgetter, mul
 
 from dicebase.layout import ten_thousand as layout
 from dicebase.query.base import BadInput, NotInDatabase, clip, whole_number
@@ -571,13 +571,15 @@ class Turn:
         for i in sorted(todo, reverse=True):  # higher totals first: every successor before its state
             c = i % S
             js, ps, q, p0 = todo[i], probabilities[c], Q[i], pf[c]
+            pairs = None if js is None else list(zip(ps, js))
             for e in range(width):
                 ve = V[e]
-                if js is not None:
-                    acc = reduce(add, map(mul, ps, map(ve.__getitem__, js)), 0.0)  # in order from 0.0
+                acc = 0.0  # summed in order from 0.0, as the solver does
+                if pairs is not None:
+                    for gp, j in pairs:
+                        acc += gp * ve[j]
                 else:  # a stored mixture of two keeps in some group
                     base = i - c
-                    acc = 0.0
                     for gp, x in zip(ps, SEL[i]):
                         if x.__class__ is tuple:
                             acc += gp * (x[2] * ve[base + x[0]] + (1.0 - x[2]) * ve[base + x[1]])
