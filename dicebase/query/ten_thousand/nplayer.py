@@ -327,6 +327,11 @@ class Layout:
         """The window's length: the totals from the one rolled at to ``max_pts`` above it."""
         return (self.max_pts + 1) * self.S
 
+    @cached_property
+    def pf_ends(self) -> tuple[float, float]:
+        """The smallest and the largest farkle chance of a class."""
+        return (min(self.pf), max(self.pf))
+
 
 def laid_out(mv: Moves) -> Layout:
     """The :class:`Layout` of a rule set's moves (once per connection and rule set)."""
@@ -476,11 +481,16 @@ class Turn:
         if hs is None:
             skip = [False] * S
         else:  # the bound: each group's best keep at most the largest value up to its points above
-            take, ws, first, end = lay.reach
             rm = list(accumulate(self.rowmax[k + 1:k + lay.max_pts + 1], max))
-            at = [0.0, *accumulate(map(mul, ws, take(rm)))]
-            skip = [h is not None and at[z] - at[a] + pf * b + BOUND_MARGIN <= h
-                    for h, a, z, pf in zip(hs, first, end, lay.pf)]
+            lowest = min((h for h in hs if h is not None), default=None)
+            top = rm[-1]  # every class at once: a roll is worth at most (1 - pf) top + pf b, largest at an end
+            if lowest is not None and max((1.0 - pf) * top + pf * b for pf in lay.pf_ends) + BOUND_MARGIN <= lowest:
+                skip = [h is not None for h in hs]
+            else:
+                take, ws, first, end = lay.reach
+                at = [0.0, *accumulate(map(mul, ws, take(rm)))]
+                skip = [h is not None and at[z] - at[a] + pf * b + BOUND_MARGIN <= h
+                        for h, a, z, pf in zip(hs, first, end, lay.pf)]
         mixes = self.keep_mix.get(k)
         if all(skip):  # every class banks (high totals)
             sums, taken = [None] * S, [None] * S
