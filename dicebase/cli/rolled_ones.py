@@ -6,6 +6,7 @@ import click
 
 from dicebase.cli.common import emit, output_option, resolve_format
 from dicebase.present import db_option, open_db
+from dicebase.rules.rolled_ones import POLICY_MODES
 
 #: Largest ``disagreements --limit``; equal to dicebase.query.rolled_ones.LIMIT_MAX (tested), kept
 #: here so the CLI module does not import the query layer at start-up.
@@ -320,9 +321,6 @@ def compensation(players, variant, db_path, fmt, as_json):
                    f"{answer.uncompensated_deviation:.6f} without")
 
 
-#: The readings of ``policies --mode``; equal to dicebase.rules.rolled_ones.POLICY_MODES (tested), kept here so
-#: the CLI module stays light at start-up.
-POLICY_MODES = ("equilibrium", "best_response")
 
 
 @group.command()
