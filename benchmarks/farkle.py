@@ -100,8 +100,9 @@ def facebook_full(lowest: int | None) -> None:
         rs = replace(rs, lowest_score=lowest)
     w, c = time.perf_counter(), time.process_time()
 
-    def progress(sweep, change):
-        print(f"sweep {sweep}: largest change {change:.3e} ({time.perf_counter() - w:.0f} s)", flush=True)
+    def progress(sweep, change, p1_start):  # a run cut short still says where the value stands
+        print(f"sweep {sweep}: largest change {change:.3e}, P1 win so far {p1_start:.9f} "
+              f"({time.perf_counter() - w:.0f} s)", flush=True)
 
     d = twoplayer.solve_penalty(rs, rs.goal // rs.unit, progress=progress)
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux

@@ -364,8 +364,8 @@ def solve_penalty(rules: RuleSet, goal_units: int, lowest_units: int | None = No
                 chunks.append(_penalty_rows(ssum, nS, L, a0, ov, orr, ok))
         delta = float(np.abs(W - Wprev).max())
         history.append(delta)
-        if progress is not None:
-            progress(sweep, delta)
+        if progress is not None:  # (sweep, largest change, the first player's start value so far)
+            progress(sweep, delta, float(W[-L, -L, 0, 0]))
         if final:
             break
         if delta <= tol:
