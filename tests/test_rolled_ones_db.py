@@ -370,7 +370,7 @@ def test_duckdb_sqlite_parity(built_db):
     lite = built_db(GAME, "sqlite", SMALL)
     with dicebase.open(duck) as db:
         relations = [n for n, _ in db.fetchall("SELECT name, game FROM schema_tables WHERE game = 'rolled_ones'")]
-    assert len(relations) == 21  # 11 tables (5 of them N players), 10 views (3 N players)
+    assert len(relations) == 23  # 12 tables (6 of them N players), 11 views (4 N players)
     for name in relations:
         names_d, rows_d = _relation_rows(duck, name)
         names_s, rows_s = _relation_rows(lite, name)
