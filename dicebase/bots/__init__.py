@@ -23,6 +23,7 @@ from dicebase.errors import BadInput
 GAMES = ("threes", "rolled-ones", "ten-thousand")
 MAX_SEATINGS = 5040  # --rotate: distinct seatings evaluated (7 different bots)
 MAX_ROUNDS = 100_000_000
+MAX_TEN_THOUSAND = 4  # 10,000 seats (3, 4: the N-player tables, optimal bots only; dicebase.bots.ten_thousand_n)
 MAX_ROLLED_ONES = 3  # Great Rolled Ones seats (3: the N-player tables, dicebase.bots.rolled_ones_n)
 
 
@@ -67,9 +68,13 @@ def _check_bots(game: str, bots, least: int = 2) -> list[str]:
             others = [g for g in GAMES if g != game and is_bot(g, b)]
             where = f" (it is a {others[0]} bot)" if others else ""
             raise BadInput(f"unknown {game} bot {b!r}{where}; {game} bots: {', '.join(known)}")
-    if game == "ten-thousand" and len(bots) != 2:
-        raise BadInput(f"a ten-thousand tournament takes two players in this version (the N-player tables' bots are "
-                       f"not done), got {len(bots)} bots")
+    if game == "ten-thousand" and not 2 <= len(bots) <= MAX_TEN_THOUSAND:
+        raise BadInput(f"a ten-thousand tournament takes 2 to {MAX_TEN_THOUSAND} players (more than 2: the N-player "
+                       f"tables, optimal bots only), got {len(bots)} bots")
+    if game == "ten-thousand" and len(bots) > 2:
+        from dicebase.bots.ten_thousand_n import TenThousandN
+
+        TenThousandN.check(list(bots))
     if game == "rolled-ones" and not 2 <= len(bots) <= MAX_ROLLED_ONES:
         raise BadInput(f"a rolled-ones tournament takes 2 to {MAX_ROLLED_ONES} players (more than 2: the N-player "
                        f"tables), got {len(bots)} bots")
@@ -139,9 +144,13 @@ _ENGINES: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 def _engine(db, game: str, variant: str | None, players: int = 2):
     held = _ENGINES.setdefault(db, {})
-    key = (game, variant, players if game == "rolled-ones" else 0)
+    key = (game, variant, players if game in ("rolled-ones", "ten-thousand") else 0)
     if key not in held:
-        if game == "rolled-ones" and players > 2:
+        if game == "ten-thousand" and players > 2:
+            from dicebase.bots.ten_thousand_n import TenThousandN
+
+            held[key] = TenThousandN(db, variant, players)
+        elif game == "rolled-ones" and players > 2:
             from dicebase.bots.rolled_ones_n import RolledOnesN
 
             held[key] = RolledOnesN(db, variant, players)

@@ -39,7 +39,8 @@ def tournament(game, bots, rotate, variant, db_path, fmt, as_json):
     count), p_split splits it, p_sole needs a unique lowest score. Great
     Rolled Ones: a game of 2 or 3 players (3: the N-player tables, the
     optimal bot playing the stored equilibrium); 10,000: a game of two
-    (seat 1 moves first). Computed from
+    (seat 1 moves first), or of 3-4 optimal bots where the N-player
+    tables are built (the stored start vector). Computed from
     each bot's turn outcome distribution and the game's recursion, not by
     sampling. Bots: see `dicebase simulate --help` or docs/bots.md.
 
@@ -52,6 +53,7 @@ def tournament(game, bots, rotate, variant, db_path, fmt, as_json):
         dicebase tournament rolled-ones optimal simple-ones-cases
         dicebase tournament rolled-ones optimal optimal keep-pace-end-race
         dicebase tournament ten-thousand seed004 bank-350 --rotate
+        dicebase tournament ten-thousand optimal optimal optimal
     """
     from dicebase import bots as api
 
@@ -95,7 +97,8 @@ def simulate(game, bots, rounds, seed, count, variant, no_progress, db_path, fmt
     roll-4-or-5-dice, fixed-hold-at, simple-ones-cases, keep-pace-end-race
     (seed 002). ten-thousand: optimal (goals up to about 1,500), seed004
     (seed 004's heuristic), bank-T (bank
-    at T points) and bank-T6-T5-T4-T3-T2-T1 (a threshold per dice to roll).
+    at T points) and bank-T6-T5-T4-T3-T2-T1 (a threshold per dice to roll);
+    3 or 4 players: optimal only (the N-player tables).
 
     Example:
 
