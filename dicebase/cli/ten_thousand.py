@@ -18,6 +18,12 @@ def _rules_option(func):
 
 
 POINTS = click.IntRange(0, MAX_POINTS)
+#: a banked score: below 0 only with a consecutive-farkle penalty (down to the rule set's lowest_score, issue 24)
+SCORE = click.IntRange(-20_000, MAX_POINTS)
+_farkles_option = click.option(
+    "--farkles", default=None, metavar="A,B",
+    help="Farkles in a row of the player to move and of the opponent (two players, rule sets with a "
+         "consecutive-farkle penalty; e.g. 0,2).")
 
 
 def _triple_option(func):
@@ -141,15 +147,16 @@ def odds(dice, triple, rules, db_path, fmt, as_json):
 @click.option("--turn-total", required=True, type=POINTS, metavar="K",
               help="Unbanked points of this turn before the roll (multiple of 50, 0 = turn start).")
 @_triple_option
-@click.option("--score", type=POINTS, default=None, metavar="I",
+@click.option("--score", type=SCORE, default=None, metavar="I",
               help="Your banked points, below the goal (two-player game; with --opponent).")
-@click.option("--opponent", type=POINTS, default=None, metavar="J",
+@click.option("--opponent", type=SCORE, default=None, metavar="J",
               help="Opponent's banked points; at or above the goal this is your last turn.")
+@_farkles_option
 @_nplayer_options
 @_rules_option
 @db_option
 @output_option
-def best(dice, turn_total, triple, score, opponent, scores, player, rules, db_path, fmt, as_json):
+def best(dice, turn_total, triple, score, opponent, farkles, scores, player, rules, db_path, fmt, as_json):
     """Rank every legal keep of a roll, best first, with the roll/bank choice after it.
 
     DICE are the faces just rolled. Without --score/--opponent the value is the
@@ -173,6 +180,7 @@ def best(dice, turn_total, triple, score, opponent, scores, player, rules, db_pa
         dicebase ten-thousand best 1 5 5 --turn-total 600 --score 9000 --opponent 9500 --json
         dicebase ten-thousand best 5 2 3 4 --turn-total 300 --score 9700 --opponent 10050
         dicebase ten-thousand best 1 5 2 3 --turn-total 600 --scores 300,450,0 --player 3
+        dicebase ten-thousand best 1 5 2 3 --turn-total 300 --score -500 --opponent 2000 --farkles 2,0 --rules facebook-farkle
     """
     fmt = resolve_format(fmt, as_json)
     if _n_or_two(scores, player, score, opponent):
@@ -183,7 +191,8 @@ def best(dice, turn_total, triple, score, opponent, scores, player, rules, db_pa
         return
     with open_db(db_path) as db:
         answer = db.ten_thousand.best(list(dice), turn_total=turn_total, triple=triple, score=score,
-                                      opponent=opponent, rules=rules)
+                                      opponent=opponent, rules=rules,
+                                      **({} if farkles is None else {"farkles": farkles}))
     doc = answer.as_dict()
     if fmt == "table":
         doc.pop("best")
@@ -206,10 +215,11 @@ def best(dice, turn_total, triple, score, opponent, scores, player, rules, db_pa
 
 
 @group.command()
-@click.option("--score", default=None, type=POINTS, metavar="I",
+@click.option("--score", default=None, type=SCORE, metavar="I",
               help="Banked points of the player to move, below the goal (two players; with --opponent).")
-@click.option("--opponent", default=None, type=POINTS, metavar="J",
+@click.option("--opponent", default=None, type=SCORE, metavar="J",
               help="Opponent's banked points; at or above the goal this is the last turn.")
+@_farkles_option
 @_nplayer_options
 @click.option("--turn-total", required=True, type=POINTS, metavar="K",
               help="Unbanked points of this turn (0 = turn start with six dice).")
@@ -218,7 +228,7 @@ def best(dice, turn_total, triple, score, opponent, scores, player, rules, db_pa
 @_rules_option
 @db_option
 @output_option
-def state(score, opponent, scores, player, turn_total, dice, triple, rules, db_path, fmt, as_json):
+def state(score, opponent, farkles, scores, player, turn_total, dice, triple, rules, db_path, fmt, as_json):
     """Any two-player pre-roll state: win probability, roll or bank, both values.
 
     Answers every state, not only the stored ones: roll states are read from
@@ -240,6 +250,7 @@ def state(score, opponent, scores, player, turn_total, dice, triple, rules, db_p
         dicebase ten-thousand state --score 9000 --opponent 9500 --turn-total 1500 --dice 3 --json
         dicebase ten-thousand state --score 9700 --opponent 10050 --turn-total 300 --dice 1
         dicebase ten-thousand state --scores 300,450,0 --player 3 --turn-total 0 --dice 6 --json
+        dicebase ten-thousand state --score 0 --opponent 0 --farkles 0,0 --turn-total 0 --dice 6 --rules facebook-farkle
     """
     from dicebase.errors import BadInput
 
@@ -252,7 +263,8 @@ def state(score, opponent, scores, player, turn_total, dice, triple, rules, db_p
     if score is None or opponent is None:
         raise BadInput("give --score and --opponent (two players) or --scores A,B,C with --player K (N players)")
     with open_db(db_path) as db:
-        st = db.ten_thousand.state(score, opponent, turn_total, dice, triple=triple, rules=rules)
+        st = db.ten_thousand.state(score, opponent, turn_total, dice, triple=triple, rules=rules,
+                                   **({} if farkles is None else {"farkles": farkles}))
     from dataclasses import asdict
 
     emit(asdict(st), fmt)

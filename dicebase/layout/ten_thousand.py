@@ -31,6 +31,9 @@ BOUNDS = Table("ten_thousand_duel_bounds", ("rules", "goal"), ("score", "opponen
 EXCEED = Table("ten_thousand_exceed", ("rules", "policy"), ("need", "dice", "triple"))
 #: issue 24: the last turn with shared ties (rule sets with last_round = others_one_turn_ties_shared only)
 LAST_TURN = Table("ten_thousand_last_turn", ("rules",), ("need", "dice", "triple"))
+#: issue 24: two-player turn starts with both farkle counts (rule sets with a consecutive-farkle penalty only),
+#: written per (rules, goal) in key order; read by key (score = the opponent's score of a lookup)
+PENALTY_START = Table("ten_thousand_penalty_start", ("rules", "goal"), ("score", "opponent", "count", "opponent_count"))
 SOLITAIRE = Table("ten_thousand_solitaire", ("rules",), ("turn_total", "dice", "triple"))
 KEEPS = Table("ten_thousand_keeps", ("rules",), ("dice", "triple", "roll", "keep"))
 ROLLS = Table("ten_thousand_rolls", ("rules",), ("dice", "triple", "roll"))

@@ -203,6 +203,26 @@ ten_thousand_last_turn = table(
          "0-1"),
 )
 
+ten_thousand_penalty_start = table(
+    "ten_thousand_penalty_start",
+    GAME,
+    "Objective (d) with a consecutive-farkle penalty (issue 24; only two-player rule sets with farkle_penalty > 0): "
+    "the turn-start win probability of the player to move per score pair and both players' farkle counts, as "
+    "twoplayer.solve_penalty solved it (docs/farkle.md, 'The two-player game with a penalty'). Scores run from the "
+    "rule set's lowest_score (the model's bound) to goal - 50. A state inside a turn follows from these by one turn's "
+    "recursion: a bank of T moves to the opponent's turn start (opponent, score + T, opponent_count, 0) or wins at "
+    "the goal; a farkle to (opponent, score, opponent_count, count + 1), or on the farkle_penalty_after-th in a row "
+    "to (opponent, max(score - penalty, lowest_score), opponent_count, 0 or farkle_penalty_after - 1).",
+    _key("rules", String, RULES),
+    _key("goal", Integer, GOAL),
+    _key("score", Integer, "banked points of the player to move, points (lowest_score .. goal - 50; may be < 0)"),
+    _key("opponent", Integer, "banked points of the opponent, points (lowest_score .. goal - 50)"),
+    _key("count", SmallInteger, "consecutive farkles of the player to move, 0 .. farkle_penalty_after - 1"),
+    _key("opponent_count", SmallInteger, "consecutive farkles of the opponent, 0 .. farkle_penalty_after - 1"),
+    _val("p_win", Double, "win probability of the player to move at the start of the turn under optimal play by "
+         "both, 0-1 (fixed-point sweeps to build_variants.solver_json two_player.sweep_tolerance)"),
+)
+
 ten_thousand_duel_bounds = table(
     "ten_thousand_duel_bounds",
     GAME,

@@ -101,7 +101,8 @@ def build(ctx, options: dict) -> None:
                 "error_bound": pen.stats["error_bound"],
                 "states": pen.stats["states"],
                 "p1_win": pen.start(0, rs.compensation // rs.unit),
-                "stored_states": "none: the per-state tables with farkle counts are not stored yet",
+                "stored_states": "turn starts per (score, opponent, count, opponent_count) in "
+                "ten_thousand_penalty_start; a state inside a turn follows from them by one turn's recursion",
                 "seconds": round(pen.stats["seconds"], 3),
                 "threads": pen.stats["threads"],
             }
@@ -176,11 +177,15 @@ def build(ctx, options: dict) -> None:
         if duel is not None:
             with ctx.step(f"{name}: write two-player tables (d), (e)"):
                 _write_duel(ctx, rs, duel, goal, dice_of, triple_of)
+        if pen is not None:  # issue 24: the turn starts with both farkle counts, in key order
+            with ctx.step(f"{name}: write the two-player turn starts with farkle counts"):
+                _write_penalty(ctx, rs, pen, duel_goal(rs, goal_option))
         ctx.note(f"{name}", {
             "solitaire_expected_turn_points": float(sol_start * rs.unit),
             **({"two_player_p1_win": float(duel.W[0, rs.compensation // rs.unit]),
                 "two_player_stored_states": int(duel.stats.get("stored_rows", 0))} if duel else {}),
-            **({"two_player_p1_win": pen.start(0, rs.compensation // rs.unit), "two_player_stored_states": 0}
+            **({"two_player_p1_win": pen.start(0, rs.compensation // rs.unit),
+                "two_player_stored_states": int(pen.W.size)}
                if pen else {}),
         })
     players = player_counts(options)
@@ -192,6 +197,22 @@ def build(ctx, options: dict) -> None:
 
 
 CHUNK = 4_000_000
+
+
+def _write_penalty(ctx, rs: RuleSet, pen, goal: int) -> None:
+    """ten_thousand_penalty_start (issue 24): W[i - L, j - L, ci, cj] of solve_penalty, one row per (score,
+    opponent, count, opponent_count) in key order (C order of W)."""
+    nS, m = pen.W.shape[0], pen.W.shape[2]
+    i, j, ci, cj = np.meshgrid(np.arange(nS), np.arange(nS), np.arange(m), np.arange(m), indexing="ij")
+    ctx.write(layout.PENALTY_START.name, {
+        "rules": rs.name,
+        "goal": np.full(pen.W.size, goal, dtype=np.int64),
+        "score": ((i.ravel() + pen.lowest) * rs.unit).astype(np.int64),
+        "opponent": ((j.ravel() + pen.lowest) * rs.unit).astype(np.int64),
+        "count": ci.ravel().astype(np.int64),
+        "opponent_count": cj.ravel().astype(np.int64),
+        "p_win": pen.W.ravel().astype(float),
+    })
 
 
 def _duel_objective(rs: RuleSet) -> str:

@@ -215,3 +215,76 @@ class Lookahead:
                               max((kp[2] for kp in keeps), default=0))
             self._lookaheads[(rules, n, t)] = look
         return look
+
+
+class PenaltyTurn:
+    """One turn of the two-player game with a consecutive-farkle penalty (issue 24), from the stored turn starts
+    (ten_thousand_penalty_start): every state (turn total, dice, triple) of the turn of the player at ``i`` with
+    ``ci`` farkles in a row against ``j`` with ``cj``, by one turn's recursion over the turn totals descending, as
+    twoplayer.solve_penalty values it under first_to_goal_wins: a bank of T >= the bank minimum is worth
+    1 - W(j, i + T, cj, 0), 1 at the goal; a farkle 1 - W(j, i, cj, ci + 1), or on the m-th in a row
+    1 - W(j, max(i - P, L), cj, 0 or m - 1).  Pure Python (the lookup path has no numpy)."""
+
+    def __init__(self, q, rules: str, goal: int, i: int, j: int, ci: int, cj: int, starts: dict):
+        rs = q._rule_set(rules)
+        self.q, self.rules, self.goal, self.i = q, rules, goal, i
+        self.unit = unit = rs.unit
+        self.bm = max(1, -(-rs.bank_minimum // unit)) * unit
+        m, P = rs.farkle_penalty_after, -(-rs.farkle_penalty // unit) * unit
+        self.starts = starts  # (score, count) of the opponent's next turn start -> W(j, score, cj, count)
+        if ci < m - 1:
+            self.farkle_to = (i, ci + 1)
+        else:
+            self.farkle_to = (max(i - P, rs.lowest_score), 0 if rs.farkle_count_reset == "after_penalty" else m - 1)
+        self.farkle = 1.0 - self._start(*self.farkle_to)
+        self.top = max(goal - i, self.bm)  # from this turn total on every class banks and wins
+        self.values: dict = {}  # (k, n, t) -> (value, action)
+        self.low = self.top  # values are known from this turn total on
+
+    def _start(self, score: int, count: int) -> float:
+        w = self.starts.get((score, count))
+        if w is None:
+            raise NotInDatabase(f"ten_thousand_penalty_start lacks the turn start of score {score} with {count} "
+                                f"farkles in a row; rebuild: {self.q.rebuild_command()}")
+        return w
+
+    def bank(self, k: int) -> float | None:
+        """The value of banking turn total ``k`` (None: below the bank minimum, or a turn start)."""
+        if k <= 0 or k < self.bm:
+            return None
+        return 1.0 if self.i + k >= self.goal else 1.0 - self._start(self.i + k, 0)
+
+    def outcome(self, k: int, points: int, da: int, ta: int) -> tuple[float, str]:
+        """(value, then) of a keep of ``points`` leading to (da, ta) from turn total ``k``."""
+        k2 = k + points
+        if da == 0:  # every die scored without hot dice: the turn ends, banked or lost below the bank minimum
+            b = self.bank(k2)
+            return (self.farkle, "lost") if b is None else (b, "bank")
+        return self.value(k2, da, ta)
+
+    def roll(self, k: int, n: int, t: int) -> float:
+        """The value of rolling (n dice, triple t) at turn total ``k``: each roll's best keep, a farkle worth
+        ``farkle``, weighted by the roll's chance (math.fsum)."""
+        look = self.q._lookahead(self.rules, n, t)
+        vals = [self.outcome(k, p, da, ta)[0] for p, da, ta in look.outcomes]
+        return math.fsum(prob * (max(map(vals.__getitem__, outs)) if outs else self.farkle)
+                         for prob, outs in look.rolls)
+
+    def value(self, k: int, n: int, t: int) -> tuple[float, str]:
+        """(value, optimal action) of the pre-roll state (k, n, t); banking wins ties."""
+        if k >= self.top:
+            return 1.0, "bank"
+        self._fill(k)
+        return self.values[(k, n, t)]
+
+    def _fill(self, k: int) -> None:
+        """Every class's value at turn totals ``k`` .. top - unit, the largest first (a keep scores > 0)."""
+        if self.low <= k:
+            return
+        classes = list(self.q.classes(self.rules))
+        for kk in range(self.low - self.unit, k - 1, -self.unit):
+            b = self.bank(kk)
+            for n, t in classes:
+                r = self.roll(kk, n, t)
+                self.values[(kk, n, t)] = (b, "bank") if b is not None and b >= r else (r, "roll")
+            self.low = kk

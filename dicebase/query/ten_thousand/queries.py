@@ -17,7 +17,8 @@ from dicebase.query.base import (
 )
 from dicebase.query.ten_thousand.lookahead import Lookahead
 from dicebase.query.ten_thousand.results import (
-    AVERAGE, EXPECTED, WIN, Best, DuelCompensation, Gap, KeepAction, OddsRow, State, Threshold, positional,
+    AVERAGE, EXPECTED, WIN, Best, DuelCompensation, Gap, KeepAction, OddsRow, PenaltyBest, PenaltyState, State,
+    Threshold, positional,
 )
 from dicebase.query.blocks import held_bytes
 from dicebase.query.ten_thousand.stored import Stored
@@ -66,6 +67,7 @@ class Queries(Lookahead):
         self._solvers: dict[str, dict] = {}  # rules -> build_variants.solver_json
         self._bonus_tails: dict[str, float] = {}  # rules -> see _bonus_tail
         self._ties_checked: set[str] = set()  # rules whose ten_thousand_last_turn rows were found
+        self._penalty_starts: dict[tuple, dict] = {}  # (rules, goal, score, count) -> see _penalty_turn
         self._odds: dict[tuple[str, int, int], list[OddsRow]] | None = None
         self._lookaheads: dict[tuple, object] = {}  # (rules, dice, triple) -> see _lookahead
         self._n = None  # the N-player lookups (see n)
@@ -183,9 +185,8 @@ class Queries(Lookahead):
         part of its state) and shared last-turn ties."""
         rs = self._rule_set(rules)
         if rs.farkle_penalty:
-            raise BadInput(f"rule set {rules!r} has a consecutive-farkle penalty: its two-player states include "
-                           "both players' farkle counts, which these lookups do not take yet; its one-turn "
-                           "lookups work (leave out --score and --opponent)")
+            raise BadInput(f"rule set {rules!r} has a consecutive-farkle penalty: give both players' farkle counts "
+                           "in a row, --farkles A,B (the mover's, the opponent's)")
         if rs.last_round == "others_one_turn_ties_shared" and rules not in self._ties_checked:
             # the tie-aware last turn (ten_thousand_last_turn): a build before it stored none
             from dicebase.query.metadata import has_relation
@@ -304,7 +305,7 @@ class Queries(Lookahead):
 
     # -- (c), (d) ----------------------------------------------------------
     def best(self, dice, turn_total=0, triple=0, score=None, opponent=None,
-             rules: str | None = None, *, variant: str | None = None) -> Best:
+             rules: str | None = None, *, variant: str | None = None, farkles=None) -> Best:
         """Every legal keep of the roll ``dice``, best first.
 
         Without scores: expected banked points of the solitaire turn.  With ``score`` and
@@ -331,6 +332,8 @@ class Queries(Lookahead):
             raise BadInput("give both --score and --opponent (two-player game) or neither (solitaire turn)")
         last = False
         rs = self._rule_set(rules)
+        if farkles is not None or (score is not None and rs.farkle_penalty):
+            return self._penalty_best(rules, rule, faces, roll, n, t, k, score, opponent, farkles)
         # SQLite: its indexed joins run the documented queries fastest; they take the must-exceed last turn
         # without a bank minimum, so other rule sets' lookahead runs in Python over key reads (issue 24)
         sqlite = self.db.store == "sqlite" and (score is None or not self._beyond_sql(rules))
@@ -452,7 +455,7 @@ class Queries(Lookahead):
         return held_bytes(self.db, DUEL.name)
 
     def state(self, score, opponent, turn_total, dice=None, triple=0, rules: str | None = None, *,
-              variant: str | None = None) -> State:
+              variant: str | None = None, farkles=None) -> State:
         """Win probability, optimal action and both action values of ANY two-player pre-roll state.
 
         Stored roll states are read from ten_thousand_duel; bank states (not stored) get the bank
@@ -468,6 +471,8 @@ class Queries(Lookahead):
             raise BadInput(f"--dice must be 1-{rule['dice']}, got {n}")
         t = self._triple(rule, n, triple)
         self._check_turn(rule, n, t, k)
+        if farkles is not None or self._rule_set(rules).farkle_penalty:
+            return self._penalty_state(rules, score, opponent, farkles, k, n, t)
         goal, i, j = self._scores(rules, score, opponent)
         key = (rules, goal, i, j, k, n, t)
         bank_minimum = self._rule_set(rules).bank_minimum
@@ -513,6 +518,97 @@ class Queries(Lookahead):
         parts = self.db.read(*positional(ROLL_PARTS_SQL, dict(
             i=i, j=j, k=k, goal=goal, rules=rules, dice=n, triple=t, unit=unit, start=rule["dice"])))
         return self._bank_state(key, bank, parts, farkle)
+
+    # -- the two-player game with a consecutive-farkle penalty (issue 24) --------------------------
+    def _penalty_args(self, rules: str, score, opponent, farkles) -> tuple:
+        """(goal, i, j, ci, cj) of a two-player lookup of a penalty rule set; BadInput (one line) otherwise."""
+        rs = self._rule_set(rules)
+        if not rs.farkle_penalty:
+            raise BadInput(f"--farkles is for rule sets with a consecutive-farkle penalty; {rules!r} has none")
+        if score is None or opponent is None:
+            raise BadInput("--farkles needs --score and --opponent (the two-player game)")
+        goal = (self._solver(rules).get("two_player") or {}).get("goal_points")
+        if goal is None:  # the two-player game of this rule set was not built: say how to add it
+            self.goal(rules)
+            raise NotInDatabase(f"the two-player game of {rules!r} is not built; rebuild: {self.rebuild_command()}")
+        if rs.last_round != "first_to_goal_wins":
+            raise BadInput(f"two-player lookups with a farkle penalty answer rule sets where the first to bank the "
+                           f"goal wins; {rules!r} has last_round = {rs.last_round} (its turn starts are stored, "
+                           "ten_thousand_penalty_start)")
+        goal, unit, m = int(goal), rs.unit, rs.farkle_penalty_after
+        if farkles is None:
+            raise BadInput(f"rule set {rules!r} has a consecutive-farkle penalty: give both players' farkle counts "
+                           "in a row, --farkles A,B (the mover's, the opponent's)")
+        if isinstance(farkles, str):  # "A,B" as the command line gives it
+            parts = [c.strip() for c in farkles.split(",")]
+            if not all(c.isdigit() for c in parts):
+                raise BadInput(f"--farkles must be two counts A,B from 0 to {m - 1}, got {clip(farkles)}")
+            farkles = [int(c) for c in parts]
+        if isinstance(farkles, (bytes, dict)) or not hasattr(farkles, "__iter__"):
+            raise BadInput(f"--farkles must be two counts A,B, got {clip(farkles)}")
+        counts = [_int(c, "--farkles", f"a whole number 0-{m - 1}") for c in farkles]
+        if len(counts) != 2 or any(not 0 <= c < m for c in counts):
+            raise BadInput(f"--farkles must be two counts A,B from 0 to {m - 1} (farkles in a row: the mover's, "
+                           f"the opponent's; the {m}th costs the penalty), got {clip(farkles)}")
+        lo = rs.lowest_score
+        scores = []
+        for value, what in ((score, "--score"), (opponent, "--opponent")):
+            v = _int(value, what, f"a multiple of {unit} from {lo} to {goal - unit}")
+            if v < lo or v >= goal or v % unit:
+                raise BadInput(f"{what} must be a multiple of {unit} from {lo} (the rule set's lowest_score) to "
+                               f"{goal - unit} (in {rules} the first player to bank {goal} wins), got {v}")
+            scores.append(v)
+        return goal, scores[0], scores[1], counts[0], counts[1]
+
+    def _penalty_turn(self, rules: str, goal: int, i: int, j: int, ci: int, cj: int):
+        """The turn of (i, ci) against (j, cj) (:class:`~.lookahead.PenaltyTurn`) over the opponent's stored turn
+        starts: the rows of ten_thousand_penalty_start with score = j, count = cj."""
+        from dicebase.query.metadata import has_relation
+        from dicebase.query.ten_thousand.lookahead import PenaltyTurn
+
+        key = (rules, goal, j, cj)
+        starts = self._penalty_starts.get(key)
+        if starts is None:
+            if not has_relation(self.db, "ten_thousand_penalty_start"):
+                raise NotInDatabase(f"the file lacks the two-player turn starts with farkle counts of {rules!r} "
+                                    f"(ten_thousand_penalty_start, a build before it); rebuild: {self.rebuild_command()}")
+            rows = self.db.fetchall(
+                "SELECT opponent, opponent_count, p_win FROM ten_thousand_penalty_start WHERE rules = ? AND goal = ? "
+                "AND score = ? AND count = ?", (rules, goal, j, cj))
+            starts = {(int(o), int(c)): float(p) for o, c, p in rows}
+            if not starts:
+                raise NotInDatabase(f"ten_thousand_penalty_start holds no turn starts of {rules!r} to {goal}; rebuild: "
+                                    f"{self.rebuild_command()}")
+            if len(self._penalty_starts) > 64:  # a connection remembers a few opponents' turn starts
+                self._penalty_starts.clear()
+            self._penalty_starts[key] = starts
+        return PenaltyTurn(self, rules, goal, i, j, ci, cj, starts)
+
+    def _penalty_state(self, rules: str, score, opponent, farkles, k: int, n: int, t: int) -> PenaltyState:
+        goal, i, j, ci, cj = self._penalty_args(rules, score, opponent, farkles)
+        turn = self._penalty_turn(rules, goal, i, j, ci, cj)
+        bank = turn.bank(k)
+        roll = turn.roll(k, n, t)
+        p, action = (bank, "bank") if bank is not None and bank >= roll else (roll, "roll")
+        fs, fc = turn.farkle_to
+        return PenaltyState(rules, goal, i, j, k, n, t, False, p, action, roll, bank,
+                            f"farkle penalty: this turn by one turn's recursion from the opponent's turn starts "
+                            f"(ten_thousand_penalty_start, score = {j}, count = {cj}); a bank of T is worth 1 - "
+                            f"W({j}, {i} + T, {cj}, 0), 1 at the goal; a farkle 1 - W({j}, {fs}, {cj}, {fc})",
+                            [ci, cj])
+
+    def _penalty_best(self, rules: str, rule: dict, faces: list, roll: str, n: int, t: int, k: int,
+                      score, opponent, farkles) -> PenaltyBest:
+        goal, i, j, ci, cj = self._penalty_args(rules, score, opponent, farkles)
+        turn = self._penalty_turn(rules, goal, i, j, ci, cj)
+        actions = []
+        for _roll, keep, p, _used, da, ta, hd, dom in self._keeps(rules, n, t, roll):
+            v, then = turn.outcome(k, int(p), int(da), int(ta))
+            actions.append(KeepAction([int(c) for c in keep], int(p), int(da), int(ta), bool(hd), bool(dom),
+                                      float(v), then))
+        actions.sort(key=lambda a: (-a.value, -a.points, -len(a.keep), a.keep))
+        return PenaltyBest(WIN, rules, sorted(faces), k, t, i, j, goal, False, not actions, float(turn.farkle),
+                           actions, [ci, cj])
 
     def thresholds(self, rules: str | None = None, *, variant: str | None = None) -> list[Threshold]:
         """Per (dice, triple): smallest reachable turn total, optimal bank threshold, seed 004's

@@ -167,3 +167,17 @@ def rolls(n: int) -> list[tuple[str, float]]:
     standing triple: ways = n! / (c1! ... c6!) of the 6^n ordered outcomes (the rules' multisets)."""
     return [("".join(str(face) * c for face, c in enumerate(counts, start=1)), ways / FACES ** n)
             for counts, ways in roll_multisets(n)]
+
+
+@dataclass(frozen=True)
+class PenaltyBest(Best):
+    """:class:`Best` of a two-player game with a consecutive-farkle penalty (issue 24): also both farkle counts."""
+
+    farkles: list[int] = field(default_factory=list)  # [the mover's, the opponent's] consecutive farkles
+
+
+@dataclass(frozen=True)
+class PenaltyState(State):
+    """:class:`State` of a two-player game with a consecutive-farkle penalty (issue 24): also both farkle counts."""
+
+    farkles: list[int] = field(default_factory=list)  # [the mover's, the opponent's] consecutive farkles

@@ -392,6 +392,12 @@ def validate_options(options: dict) -> None:
         if why:
             raise ValueError(f"ten-thousand {rs.name}: {why}")
     check_players(options, duel, goal)
+    for rs in duel:  # issue 24: the two-player game with a penalty solves every (scores, counts, turn total, class)
+        states = penalty_states(rs, duel_goal(rs, goal))
+        if states > MAX_PENALTY_STATES:
+            raise SizeLimit(f"ten-thousand {rs.name}: the two-player solve with the farkle penalty to "
+                            f"{duel_goal(rs, goal):,} has {states:,} states (each solved about 15 times), more "
+                            f"than the {MAX_PENALTY_STATES:,} a build may solve; lower the goal or raise lowest_score")
     for rs in rule_sets:
         cells, what = size_estimate(rs, duel_goal(rs, goal) if rs in duel else None)
         limit = MAX_DUEL_CELLS if rs in duel else MAX_TURN_CELLS
@@ -410,6 +416,23 @@ def duel_goal(rules: RuleSet, options_goal: int) -> int:
 MAX_DUEL_CELLS = 20_000_000
 #: Largest solitaire table ``bank bound / unit x classes`` without --force-size.
 MAX_TURN_CELLS = 2_000_000
+
+
+#: Most states a two-player solve with a consecutive-farkle penalty may have without --force-size (issue 24):
+#: Facebook Farkle to 5,000 (91.9 million) passes, to 10,000 (423,765,000, Busche's count) does not.
+MAX_PENALTY_STATES = 100_000_000
+
+
+def penalty_states(rules: RuleSet, goal: int) -> int:
+    """States of the two-player solve with a penalty (0 without one): scores in [lowest_score, goal) both, both
+    farkle counts, turn totals 0..max(G - i - 1, bm - 1), every class (builder.ten_thousand.twoplayer's
+    penalty_state_count under first_to_goal_wins; a lower estimate with a last round)."""
+    if not rules.farkle_penalty:
+        return 0
+    G, L, u = goal // rules.unit, rules.lowest_score // rules.unit, rules.unit
+    bm = max(1, -(-rules.bank_minimum // u))
+    totals = sum(max(G - i - 1, bm - 1) + 1 for i in range(L, G))
+    return totals * (G - L) * rules.farkle_penalty_after ** 2 * len(turn_states(rules))
 
 
 def size_estimate(rules: RuleSet, goal: int | None) -> tuple[int, str]:
