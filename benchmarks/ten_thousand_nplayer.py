@@ -79,11 +79,15 @@ def run(kind, players, goal, threads, rules_name):
 
 
 def project(rows: list[dict], players: int, goal: int, unit: int = 50) -> dict:
-    """CPU-seconds and memory of ``players`` to ``goal`` from the measured single-thread rows: CPU per
+    """CPU-seconds and memory of ``players`` to ``goal`` from the measured rows (fewest threads per goal): CPU per
     distinct turn start and per unit of the mean turn length (``mean_kmax``, fitted linearly in G)."""
     import numpy as np
 
-    pts = [r for r in rows if r["kind"] == "n-player" and r["threads"] == 1]
+    # per goal the row with the fewest threads (CPU time is what is projected; a run of 2 threads only still projects)
+    pts = {}
+    for r in sorted((r for r in rows if r["kind"] == "n-player"), key=lambda r: -r["threads"]):
+        pts[r["goal"]] = r
+    pts = [pts[g] for g in sorted(pts)]
     G = np.array([r["goal"] / unit for r in pts])
     kmax = np.array([r["mean_kmax"] for r in pts])
     per = np.array([r["cpu"] / (r["distinct"] * r["mean_kmax"]) for r in pts])
