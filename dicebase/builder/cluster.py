@@ -238,7 +238,7 @@ class DaskRunner:
         fixed = _Fixed(dataclasses.replace(problem.inputs, start=None), problem.inputs.start.shape,
                        problem.solve_tuples, problem.store)
         self._fixed_value = fixed
-        self._fixed = self.client.scatter([fixed], broadcast=True, hash=False)[0]
+        self._fixed = self._broadcast(fixed)
         self._held.clear()
         self._values.clear()
 
@@ -253,21 +253,35 @@ class DaskRunner:
         self._held[index] = self._scatter(index, delta)
         self.stats["bytes_scattered"] += int(tuples.nbytes + values.nbytes) * self.workers()
 
+    def _broadcast(self, value):
+        """``value`` scattered to every worker, as one object.  A worker that dies during the scatter
+        closes its stream (an OSError): the scheduler drops it in a moment, so wait and scatter again
+        to the workers there are then (:data:`ATTEMPTS` tries)."""
+        for attempt in range(ATTEMPTS):
+            try:
+                return self.client.scatter([value], broadcast=True, hash=False)[0]
+            except OSError:
+                if attempt == ATTEMPTS - 1:
+                    raise
+                time.sleep(0.5 * (attempt + 1))
+
     def _scatter(self, index: int, delta: tuple):
-        future = self.client.scatter([delta], broadcast=True, hash=False)[0]  # one object, not one per item
+        future = self._broadcast(delta)
         self.client.publish_dataset(**{_delta_name(self._token, index): future}, override=True)
         return future
 
     def _lost(self) -> bool:
         return self._fixed.status != "finished" or any(f.status != "finished" for f in self._held.values())
 
-    def _recover(self) -> None:
-        """Scatter again every delta (and the fixed inputs) the cluster lost with its workers."""
-        if self._fixed.status != "finished":
-            self._fixed = self.client.scatter([self._fixed_value], broadcast=True, hash=False)[0]
+    def _recover(self, everything: bool = False) -> None:
+        """Scatter again every delta (and the fixed inputs) the cluster lost with its workers;
+        ``everything``: all of them, also those the client still sees as held (after chunks were
+        cancelled for lost dependencies, the scheduler's view and the futures' can disagree)."""
+        if everything or self._fixed.status != "finished":
+            self._fixed = self._broadcast(self._fixed_value)
             self.stats["rescattered"] += 1
         for index, future in list(self._held.items()):
-            if future.status != "finished":
+            if everything or future.status != "finished":
                 self._held[index] = self._scatter(index, self._values[index])
                 self.stats["rescattered"] += 1
 
@@ -282,7 +296,7 @@ class DaskRunner:
         last_error: BaseException | None = None
         for attempt in range(ATTEMPTS):
             if attempt or self._lost():
-                self._recover()
+                self._recover(everything=attempt > 0)
             latest = self._held.get(index - 1)
             futures = {c: self.client.submit(_solve_chunk, self._fixed, self._token, index, latest, chunks[c],
                                              self.threads, pure=False, retries=1)
