@@ -70,7 +70,7 @@ def _check_bots(game: str, bots, least: int = 2) -> list[str]:
             raise BadInput(f"unknown {game} bot {b!r}{where}; {game} bots: {', '.join(known)}")
     if game == "ten-thousand" and not 2 <= len(bots) <= MAX_TEN_THOUSAND:
         raise BadInput(f"a ten-thousand tournament takes 2 to {MAX_TEN_THOUSAND} players (more than 2: the N-player "
-                       f"tables, optimal bots only), got {len(bots)} bots")
+                       f"tables), got {len(bots)} bots")
     if game == "ten-thousand" and len(bots) > 2:
         from dicebase.bots.ten_thousand_n import TenThousandN
 
