@@ -66,3 +66,46 @@ def initial_beta(idx, N, G, stride, start, beta):
             beta[m] = start[idx + stride[a], nxt, m]
         else:
             beta[m] = 1.0 / N
+
+
+@njit(cache=True)
+def record_start(it, m, N, A, c, SA, Sc, hist):
+    """Seat ``m``'s turn start under its current policy (``A[0, 0]``, ``c[0, 0]`` of its turn) as
+    round ``it``'s profile entry: ``SA[m]``, ``Sc[m]`` for the cycle solve, and ``hist[it, m]``."""
+    for e in range(N):
+        SA[m, e] = A[0, 0, e]
+        hist[it, m, e] = A[0, 0, e]
+    Sc[m] = c[0, 0]
+    hist[it, m, N] = c[0, 0]
+
+
+@njit(cache=True)
+def profile_seen(it, N, hist):
+    """The latest round ``p < it`` whose profile of turn-start coefficients equals round ``it``'s,
+    or -1.  ``it - 1``: the policies did not change (the previous cycle solve is the fixed point);
+    an earlier round: policy iteration is cycling (the caller computes a mixed equilibrium)."""
+    for p in range(it - 1, -1, -1):
+        same = True
+        for m in range(N):
+            for e in range(N + 1):
+                if hist[p, m, e] != hist[it, m, e]:
+                    same = False
+                    break
+            if not same:
+                break
+        if same:
+            return p
+    return -1
+
+
+@njit(cache=True)
+def next_beta(N, T, ivl, beta):
+    """Each seat's new bust value ``beta[m] = T[m + 1, m]`` from the solved cycle ``T``; True when
+    every one lies in the interval ``ivl[m] = (lo, hi]`` that keeps seat ``m``'s policy (converged)."""
+    ok = True
+    for m in range(N):
+        b = T[(m + 1) % N, m]
+        if not (b > ivl[m, 0] and b <= ivl[m, 1]):
+            ok = False
+        beta[m] = b
+    return ok

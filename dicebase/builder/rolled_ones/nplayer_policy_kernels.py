@@ -11,7 +11,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from dicebase.builder.equilibrium_kernels import CONVERGED, CYCLE, NO_CONVERGENCE, initial_beta, solve_cycle
+from dicebase.builder.equilibrium_kernels import (
+    CONVERGED, CYCLE, NO_CONVERGENCE, initial_beta, next_beta, profile_seen, solve_cycle,
+)
 from dicebase.builder.rolled_ones.nplayer_kernels import fill_hold, final_phi, turn_dp
 
 
@@ -80,41 +82,24 @@ def solve_tuple_fixed(idx, h, hdec, N, G, K, KH, D, L, tol, maxit, stride, reach
             else:
                 turn_dp(m, beta[m], N, K, D, L, tol, reach, out_p, out_g, out_o, out_n, p_end,
                         H, A, c, dec, ivl[m])
-                evals += 1
                 for e in range(N):
                     SA[m, e] = A[0, 0, e]
                 Sc[m] = c[0, 0]
+                evals += 1
             for e in range(N):
                 hist[it, m, e] = SA[m, e]
             hist[it, m, N] = Sc[m]
-        for p in range(it - 1, -1, -1):
-            same = True
-            for m in range(N):
-                for e in range(N + 1):
-                    if hist[p, m, e] != hist[it, m, e]:
-                        same = False
-                        break
-                if not same:
-                    break
-            if same:
-                if p == it - 1:
-                    for m in range(N):
-                        for e in range(N):
-                            out[m, e] = T[m, e]
-                    return CONVERGED, evals
+        seen = profile_seen(it, N, hist)
+        if seen >= 0:
+            if seen < it - 1:
                 return CYCLE, evals
-        solve_cycle(N, SA, Sc, T)
-        ok = True
-        for m in range(N):
-            b = T[(m + 1) % N, m]
-            if not (b > ivl[m, 0] and b <= ivl[m, 1]):
-                ok = False
-            beta[m] = b
-        if ok:
-            for m in range(N):
-                for e in range(N):
-                    out[m, e] = T[m, e]
-            return CONVERGED, evals
+            # unchanged policies: the previous cycle solve is the fixed point
+        else:
+            solve_cycle(N, SA, Sc, T)
+            if not next_beta(N, T, ivl, beta):
+                continue
+        out[:, :] = T
+        return CONVERGED, evals
     return NO_CONVERGENCE, evals
 
 

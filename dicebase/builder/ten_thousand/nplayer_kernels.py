@@ -31,7 +31,7 @@ import numpy as np
 from numba import njit, prange
 
 from dicebase.builder.equilibrium_kernels import (  # noqa: F401  (the status codes: re-exported)
-    CONVERGED, CYCLE, NO_CONVERGENCE, initial_beta, solve_cycle,
+    CONVERGED, CYCLE, NO_CONVERGENCE, initial_beta, next_beta, profile_seen, record_start, solve_cycle,
 )
 
 
@@ -485,37 +485,14 @@ def solve_tuple(idx, N, G, om, tol, maxit, stride, reach, sg, gp, go, op, ost, p
                 turn_dp(m, beta[m], sm, N, kmax_out[m], maxp, om, tol, reach, sg, gp, go, op, ost, pf, H, A, c,
                         roll, keep, ivl[m], buf, rv)
                 evals += 1
-                for e in range(N):
-                    SA[m, e] = A[0, 0, e]
-                    hist[it, m, e] = A[0, 0, e]
-                Sc[m] = c[0, 0]
-                hist[it, m, N] = c[0, 0]
-            seen = -1
-            for p in range(it - 1, -1, -1):
-                same = True
-                for m in range(N):
-                    for e in range(N + 1):
-                        if hist[p, m, e] != hist[it, m, e]:
-                            same = False
-                    if not same:
-                        break
-                if same:
-                    seen = p
-                    break
-            if seen == it - 1 and it > 0:  # unchanged policies: the previous solve is the fixed point
-                status = CONVERGED
-                break
+                record_start(it, m, N, A, c, SA, Sc, hist)
+            seen = profile_seen(it, N, hist)
             if seen >= 0:
-                status = CYCLE
+                # the previous round's policies again: that cycle solve is the fixed point; older: cycling
+                status = CONVERGED if seen == it - 1 else CYCLE
                 break
             solve_cycle(N, SA, Sc, T)
-            ok = True
-            for m in range(N):
-                bb = T[(m + 1) % N, m]
-                if not (bb > ivl[m, 0] and bb <= ivl[m, 1]):
-                    ok = False
-                beta[m] = bb
-            if ok:
+            if next_beta(N, T, ivl, beta):
                 status = CONVERGED
                 break
         if status != CONVERGED:
