@@ -341,7 +341,7 @@ def test_http_tournament_is_the_cli_json(built_db, run_cli):
     (["tournament", "rolled-ones", "optimal", "optimal", "optimal", "optimal"], "takes 2 to 3 players"),
     (["tournament", "rolled-ones", "optimal", "optimal", "optimal"], "3 players are not built"),
     (["tournament", "ten-thousand", "optimal", "seed004", "seed004"], "takes two players in this version"),
-    (["play", "rolled-ones", "--bots", "optimal,optimal"], "against one bot"),
+    (["play", "rolled-ones", "--bots", "optimal,optimal"], "3 players are not built"),
     (["tournament", "threes", *["win"] * 6], "rounds of up to 5 players"),
     (["play", "threes", "--bots", "win", "--seat", "3"], "seat must be 1..2"),
     (["tournament", "ten-thousand", "seed004", "bank-30"], "a bank-T threshold must be a multiple of 50"),

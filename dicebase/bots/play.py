@@ -5,7 +5,10 @@ The game talks through two functions, ``ask(prompt) -> str`` and ``say(text)``, 
 (``dicebase play``) and tests drive the same code.  The cost of a decision is the stored value of
 the best action minus the stored value of the one you took: win probability (Threes: your
 chance to win the round under the win objective, every later player playing it; Great Rolled
-Ones: your chance to win the game under optimal play by both).
+Ones: your chance to win the game under optimal play by both).  With two or more bots Great Rolled
+Ones and 10,000 play the N-player game (``play_rolled_ones_n``, ``play_ten_thousand_n``): the values
+are the N-player lookups' (every seat's win probability, every seat playing the stored equilibrium
+after), the cost is in your own win probability, and each reviewed decision names its lookup.
 """
 
 from __future__ import annotations
@@ -27,10 +30,19 @@ class Decision:
     best: str
     p_chose: float
     p_best: float
+    #: N-player games: the lookup that valued it (``rolled-ones best --scores``, ``ten-thousand state`` or
+    #: ``best`` with ``--scores``): its name and arguments, so the values can be asked again
+    lookup: dict | None = None
 
     @property
     def cost(self) -> float:
         return max(0.0, self.p_best - self.p_chose)
+
+    def as_dict(self) -> dict:
+        out = {**asdict(self), "cost": self.cost}
+        if self.lookup is None:
+            del out["lookup"]
+        return out
 
 
 @dataclass(frozen=True)
@@ -45,7 +57,7 @@ class Review:
 
     def as_dict(self) -> dict:
         return {"game": self.game, "result": self.result, "total_cost": self.total_cost,
-                "decisions": [{**asdict(d), "cost": d.cost} for d in self.decisions]}
+                "decisions": [d.as_dict() for d in self.decisions]}
 
     def lines(self) -> list[str]:
         out = [f"Review: {len(self.decisions)} decisions, total cost {self.total_cost:.4f} "
@@ -378,4 +390,374 @@ def _your_roll_tt(ask, say, tt, name, me, you, k, dice, triple, decisions) -> bo
     chosen = advice.roll_value if roll else advice.bank_value
     decisions.append(Decision(len(decisions) + 1, f"score {me} vs {you}, {what}", "roll" if roll else "bank",
                               advice.action, chosen, advice.p_win))
+    return roll
+
+
+# ------------------------------------------------------------------------- N players (both games)
+def check_lineup(game: str, names: list[str]) -> list[str]:
+    """Each bot name known for ``game`` (one line, exit 2, if not); the lineup may repeat a bot."""
+    from dicebase.bots import _check_bots
+
+    if not names:
+        raise BadInput(f"dicebase play {game} needs at least one bot (--bots NAME[,NAME...])")
+    for name in dict.fromkeys(names):
+        _check_bots(game, [name, name])
+    return names
+
+
+def _seats_text(p_wins) -> str:
+    return ", ".join(f"seat {n} {x:.4f}" for n, x in enumerate(p_wins, 1))
+
+
+def _advise(say, actions, best: str) -> None:
+    """Every action with the mover's and every seat's win probability, as the lookups rank them."""
+    for act in actions:
+        say(f"     {act.action}: p_win {act.p_win:.4f} ({_seats_text(act.p_wins)})")
+    say(f"     best: {best}")
+
+
+def _draw(rng, q: float) -> bool:
+    """A decision with roll probability q: 1 rolls, 0 stops, between them drawn (the stored mixing)."""
+    return q >= 1.0 or (q > 0.0 and bool(rng.random() < q))
+
+
+def _lineup(bots: list[str], seat: int) -> list[str]:
+    n = len(bots) + 1
+    if not 1 <= seat <= n:
+        raise BadInput(f"seat must be 1..{n} (you and {len(bots)} bots), got {seat}")
+    return list(bots[: seat - 1]) + ["you"] + list(bots[seat - 1:])
+
+
+def _label(players: list[str], m: int) -> str:
+    return f"seat {m + 1} ({players[m]})"
+
+
+def _result(players: list[str], score: list[int], seat: int) -> str:
+    winner = max(range(len(score)), key=lambda m: score[m])  # unique: every final turn ends above the bar or not at all
+    shown = ", ".join(f"{_label(players, m)} {x}" for m, x in enumerate(score))
+    return f"{shown}: seat {winner + 1} wins; you {'win' if winner == seat - 1 else 'lose'}"
+
+
+def play_rolled_ones_n(db, bots: list[str], seat: int, ask, say, *, seed: int = 0, real_dice: bool = False,
+                       variant: str | None = None, max_turns: int = 2000) -> Review:
+    """You against two or more Great Rolled Ones bots: the N-player game of docs/n_players.md.
+
+    Seats play in order; a turn that ends at or above the goal makes the round the last (the seats
+    after it take one final turn, in which they may hold only above the highest score).  Advice and
+    the review come from the N-player lookups (``rolled-ones best --scores``): every action with every
+    seat's win probability, every seat playing the stored equilibrium after.  Bots: ``optimal`` plays
+    the lookups' decision (a stored mixed decision drawn with its probability; beyond the turn-total
+    bound it holds, as the model does); seed 002's policies play as ``dicebase tournament`` reads them
+    for N players and on a final turn roll until above the bar, then hold."""
+    q = db.rolled_ones
+    players = _lineup(bots, seat)
+    N = len(players)
+    b = q.n.block(N, variant)  # NotInDatabase, with the rebuild command, where N players are not built
+    r = b.rules
+    G, K, D, L = b.goal, b.turn_total_bound, r.dice, r.ones_limit
+    policies = _RolledOnesPolicies(b)
+    rng = np.random.default_rng(seed)
+    score = [0] * N
+    decisions: list[Decision] = []
+    ender = None
+    m = 0
+    for _ in range(max_turns):
+        who = players[m]
+        human = who == "you"
+        final = ender is not None
+        bar = max(score) if final else None
+        say(f"-- {_label(players, m)}: scores {', '.join(map(str, score))}"
+            + (f" (final turn: hold only above {bar})" if final else ""))
+        k, o, bust = 0, 0, False
+        while True:
+            t = score[m] + k
+            if k == 0 or (final and t <= bar):
+                roll = True  # the first roll, or a final turn at or below the bar: it must roll
+            elif not final and k > K:
+                say(f"   turn total {k} is past the stored bound {K}: the turn holds (as the N-player model plays it)")
+                roll = False
+            elif human:
+                roll = _your_roll_n(q, ask, say, b, score, m, k, o, decisions)
+            elif who == "optimal":
+                roll = _draw(rng, q.best_n(score, m + 1, k, o, variant=b.variant).roll_probability)
+            elif final:
+                roll = False  # seed 002's policies hold as soon as they are above the bar
+            else:
+                roll = policies.roll(who, N, m, score, k, o)
+            if not roll:
+                break
+            if human and real_dice:
+                ones, faces = _ask_ones(ask, say, D - o), None
+            else:
+                faces = [int(x) for x in rng.integers(1, r.faces + 1, size=D - o)]
+                ones = faces.count(1)
+            shown = " ".join(map(str, sorted(faces))) if faces else f"{ones} ones"
+            if o + ones >= L:
+                say(f"   rolled {shown}: {o + ones} ones, the turn ends with nothing")
+                bust = True
+                break
+            k, o = k + (D - o - ones), o + ones
+            say(f"   rolled {shown}: turn total {k}, {o} ones set aside")
+        if not bust:
+            score[m] += k
+            say(f"   holds: {score[m]}")
+        if not final and score[m] >= G:
+            ender = m
+            if m < N - 1:
+                say(f"   seat {m + 1} reached {G}: seats {m + 2}..{N} take a final turn")
+        if ender is not None and m == N - 1:
+            break
+        m = (m + 1) % N
+    else:
+        raise BadInput(f"the game did not end within {max_turns} turns")
+    result = _result(players, score, seat)
+    say(result)
+    return Review("rolled-ones", result, tuple(decisions))
+
+
+class _RolledOnesPolicies:
+    """Seed 002's policies in seat m of N, read as the N-player build and ``dicebase tournament`` read them
+    (:func:`dicebase.builder.rolled_ones.nplayer_policies.human_decisions`: the last seat plays player 2's
+    cases, the others player 1's, "the opponent" is the leading other seat); tables made on first use."""
+
+    def __init__(self, block):
+        from dicebase.bots.rolled_ones import TAIL
+
+        self.rules = block.rules
+        self.KT = block.turn_total_bound + TAIL
+        self.tables: dict = {}
+
+    def roll(self, bot: str, N: int, m: int, score: list[int], k: int, o: int) -> bool:
+        if k >= self.KT:
+            return False
+        key = (bot, N, m)
+        if key not in self.tables:
+            from dicebase.bots.rolled_ones import COLUMNS
+            from dicebase.builder.rolled_ones.nplayer_policies import human_decisions
+            from dicebase.builder.rolled_ones.policies import POLICIES
+
+            self.tables[key] = human_decisions(POLICIES[COLUMNS[bot]].rule, self.rules, N, m, self.KT)
+        lead = max(s for n, s in enumerate(score) if n != m)
+        return bool(self.tables[key][score[m], lead, k, o])
+
+
+def _your_roll_n(q, ask, say, b, score, m, k, o, decisions) -> bool:
+    advice = q.best_n(score, m + 1, k, o, variant=b.variant)
+    if len(advice.actions) == 1:  # at the score cap of a final turn the model holds
+        say(f"   turn total {k}: the turn {advice.actions[0].action}s (the only action the model has here)")
+        return advice.actions[0].action == "roll"
+    while True:
+        line = _read(ask, f"   turn total {k}, {o} ones: roll or hold (r/h; ? for advice): ")
+        if line in ADVICE:
+            _advise(say, advice.actions, advice.best)
+            continue
+        if line in ("r", "roll", "h", "hold"):
+            roll = line.startswith("r")
+            break
+        say("   answer r (roll) or h (hold)")
+    chosen = next(a for a in advice.actions if a.action == ("roll" if roll else "hold"))
+    decisions.append(Decision(len(decisions) + 1, f"scores {','.join(map(str, score))}, seat {m + 1}, turn total {k}, "
+                                                  f"{o} ones", chosen.action, advice.best, chosen.p_win, advice.p_win,
+                              {"lookup": "rolled-ones best", "scores": list(score), "player": m + 1, "turn_total": k,
+                               "ones": o, "variant": b.variant}))
+    return roll
+
+
+def play_ten_thousand_n(db, bots: list[str], seat: int, ask, say, *, seed: int = 0, real_dice: bool = False,
+                        rules: str | None = None, max_turns: int = 2000) -> Review:
+    """You against two or more 10,000 bots: the N-player game of docs/n_players.md.
+
+    Seats play in order; when a seat banks at or above the goal every other seat takes one final turn
+    (in which it may bank only above the highest score).  After each roll you choose a keep, then roll
+    on or bank.  Advice and the review come from the N-player lookups: a keep's value is ``ten-thousand
+    best --scores`` (the state it leads to, every seat playing the stored equilibrium after), roll or
+    bank ``ten-thousand state --scores``.  Bots: ``optimal`` plays the lookups' decisions
+    (:class:`dicebase.bots.ten_thousand_n.TenThousandN`: stored mixed decisions drawn); ``seed004`` and
+    ``bank-T`` keep the most dice, then the most points, bank at their thresholds, and on a final turn
+    roll until above the bar, then bank (as in the two-player game)."""
+    from dicebase.bots.ten_thousand_n import TenThousandN
+
+    players = _lineup(bots, seat)
+    N = len(players)
+    engine = TenThousandN(db, rules, N)  # NotInDatabase, with the rebuild command, where N players are not built
+    name, G, D = engine.variant_name, engine.goal, engine.dice
+    fixed = {b: _FixedTenThousand(db, name, b, engine.rules) for b in set(bots) if b != "optimal"}
+    tt = db.ten_thousand
+    rng = np.random.default_rng(seed)
+    score = [0] * N
+    decisions: list[Decision] = []
+    ender = None
+    m = 0
+    for _ in range(max_turns):
+        who = players[m]
+        human = who == "you"
+        final = ender is not None
+        bar = max(score) if final else None
+        say(f"-- {_label(players, m)}: scores {', '.join(map(str, score))}"
+            + (f" (last turn: bank only above {bar})" if final else ""))
+        k, dice, triple, lost = 0, D, 0, False
+        while True:
+            if human and real_dice:
+                faces = _ask_faces(ask, say, dice, 6)
+            else:
+                faces = [int(x) for x in rng.integers(1, 7, size=dice)]
+            faces = sorted(faces)
+            text = " ".join(map(str, faces))
+            if human:
+                keep = _your_keep_n(tt, ask, say, name, text, faces, score, m, k, triple, D, decisions)
+            elif who == "optimal":
+                keep = _optimal_keep(engine, rng, faces, score, m, k, triple)
+            else:
+                keep = fixed[who].keep(faces, triple)
+            if keep is None:
+                say(f"   rolled {text}: farkle, the turn ends with nothing")
+                lost = True
+                break
+            points, dice, triple, shown = keep
+            k += points
+            say(f"   rolled {text}: {'you ' if human else ''}{shown} -> turn total {k}")
+            if dice == 0:  # every die scored without hot dice: the turn ends, banked if it may
+                lost = final and score[m] + k <= bar
+                break
+            if human:
+                roll = _your_roll_tt_n(tt, ask, say, name, score, m, k, dice, triple, decisions)
+            elif final and score[m] + k <= bar:
+                roll = True  # a final turn at or below the bar must roll on
+            elif who == "optimal":
+                roll = _draw(rng, engine.roll_probability(tuple(score), m, k, dice, triple))
+            elif final:
+                roll = False  # above the bar: bank
+            else:
+                roll = fixed[who].rolls(k, dice, triple)
+            if not roll:
+                break
+        if not lost:
+            score[m] += k
+            say(f"   banks: {score[m]}")
+        if ender is None and score[m] >= G:
+            ender = m
+            say(f"   seat {m + 1} reached {G}: every other seat takes a last turn")
+        m = (m + 1) % N
+        if ender is not None and m == ender:
+            break
+    else:
+        raise BadInput(f"the game did not end within {max_turns} turns")
+    result = _result(players, score, seat)
+    say(result)
+    return Review("ten-thousand", result, tuple(decisions))
+
+
+def _nkeep_text(keep: list[int], points: int, n: int, dice_after: int, triple_after: int, D: int) -> str:
+    hot = len(keep) == n and dice_after == D
+    left = f"hot dice: {D} dice again" if hot else ("no dice left" if dice_after == 0 else f"{dice_after} dice left")
+    triple = f", triple of {triple_after}s standing" if triple_after else ""
+    return f"keep {' '.join(map(str, keep))} ({points} points; {left}{triple})"
+
+
+def _optimal_keep(engine, rng, faces, score, m, k, triple):
+    options = engine.keeps(tuple(faces), tuple(score), m, k, triple)
+    if not options:
+        return None
+    pick = options[0]
+    if pick[0] < 1.0:  # the equilibrium randomises between two keeps: drawn with the stored probability
+        u, acc = rng.random(), 0.0
+        for opt in options:
+            acc += opt[0]
+            if u < acc:
+                pick = opt
+                break
+    _p, points, dice_after, triple_after = pick
+    kept = _kept_faces(engine.rules, faces, triple, points, dice_after, triple_after)
+    return points, dice_after, triple_after, _nkeep_text(kept, points, len(faces), dice_after, triple_after,
+                                                         engine.dice)
+
+
+def _kept_faces(rules, faces, triple, points, dice_after, triple_after) -> list[int]:
+    """The faces of a keep with these points and dice after (the first such keep of the rules' order)."""
+    from dicebase.rules.ten_thousand.scoring import legal_keeps
+
+    counts = tuple(faces.count(f) for f in range(1, 7))
+    for kp in legal_keeps(rules, counts, len(faces), triple):
+        if (kp.points, kp.n_after, kp.t_after) == (points, dice_after, triple_after):
+            return [f for f, c in enumerate(kp.kept, start=1) for _ in range(c)]
+    return []  # pragma: no cover - the lookups' keeps are the rules' keeps
+
+
+class _FixedTenThousand:
+    """seed004 and bank-T for N players: the two-player bots' decisions (the most dice, then the most
+    points; bank from the threshold of the dice left), which do not depend on the other seats."""
+
+    def __init__(self, db, name: str, bot: str, rules):
+        from dicebase.bots.ten_thousand import TenThousand
+
+        engine = TenThousand(db, name)
+        self.rules, self.u, self.index = rules, engine.u, engine.index
+        self.bank_from = engine.bank_from(bot)
+
+    def keep(self, faces, triple):
+        from dicebase.rules.ten_thousand.scoring import legal_keeps
+
+        counts = tuple(faces.count(f) for f in range(1, 7))
+        keeps = legal_keeps(self.rules, counts, len(faces), triple)
+        if not keeps:
+            return None
+        kp = max(keeps, key=lambda x: (sum(x.kept), x.points))
+        kept = [f for f, c in enumerate(kp.kept, start=1) for _ in range(c)]
+        return kp.points, kp.n_after, kp.t_after, _nkeep_text(kept, kp.points, len(faces), kp.n_after, kp.t_after,
+                                                              self.rules.dice)
+
+    def rolls(self, k: int, dice: int, triple: int) -> bool:
+        return k < int(self.bank_from[self.index[(dice, triple)]]) * self.u
+
+
+def _your_keep_n(tt, ask, say, name, text, faces, score, m, k, triple, D, decisions):
+    best = tt.best_n(faces, list(score), m + 1, k, triple, rules=name)
+    if best.farkle:
+        return None
+    shown = sorted(best.actions, key=lambda a: (-a.points, -len(a.keep), a.keep))
+    texts = [_nkeep_text(a.keep, a.points, len(faces), a.dice_after, a.triple_after, D) for a in shown]
+    say(f"   you rolled {text} (turn total {k}); your keeps:")
+    for n, line in enumerate(texts, 1):
+        say(f"     {n}: {line}")
+    while True:
+        line = _read(ask, f"   keep which (1..{len(shown)}; ? for advice): ")
+        if line in ADVICE:
+            for act in best.actions:
+                say(f"     option {shown.index(act) + 1}, keep {' '.join(map(str, act.keep))}: p_win {act.p_win:.4f} "
+                    f"({_seats_text(act.p_wins)}; then {act.then})")
+            continue
+        if line.isdigit() and 1 <= int(line) <= len(shown):
+            n = int(line) - 1
+            break
+        say(f"   keep one of 1..{len(shown)}")
+    act, top = shown[n], best.actions[0]
+    decisions.append(Decision(len(decisions) + 1, f"roll {text} at scores {','.join(map(str, score))}, seat {m + 1}, "
+                                                  f"turn total {k}", f"kept {' '.join(map(str, act.keep))}",
+                              f"kept {' '.join(map(str, top.keep))}", act.p_win, best.p_win,
+                              {"lookup": "ten-thousand best", "roll": list(faces), "scores": list(score),
+                               "player": m + 1, "turn_total": k, "triple": triple, "rules": name,
+                               "option": n + 1}))
+    return act.points, act.dice_after, act.triple_after, texts[n]
+
+
+def _your_roll_tt_n(tt, ask, say, name, score, m, k, dice, triple, decisions) -> bool:
+    advice = tt.state_n(list(score), m + 1, k, dice, triple, rules=name)
+    what = f"turn total {k}, {dice} dice" + (f", triple of {triple}s standing" if triple else "")
+    if len(advice.actions) == 1:  # banking is not allowed here (a final turn at or below the bar)
+        say(f"   {what}: you must {advice.actions[0].action}")
+        return advice.actions[0].action == "roll"
+    while True:
+        line = _read(ask, f"   {what}: roll or bank (r/b; ? for advice): ")
+        if line in ADVICE:
+            _advise(say, advice.actions, advice.best)
+            continue
+        if line in ("r", "roll", "b", "bank"):
+            roll = line.startswith("r")
+            break
+        say("   answer r (roll) or b (bank)")
+    chosen = next(a for a in advice.actions if a.action == ("roll" if roll else "bank"))
+    decisions.append(Decision(len(decisions) + 1, f"scores {','.join(map(str, score))}, seat {m + 1}, {what}",
+                              chosen.action, advice.best, chosen.p_win, advice.p_win,
+                              {"lookup": "ten-thousand state", "scores": list(score), "player": m + 1,
+                               "turn_total": k, "dice": dice, "triple": triple, "rules": name}))
     return roll

@@ -146,7 +146,7 @@ def _wins(x: float):
 @click.argument("game", type=PLAY_GAMES)
 @click.option("--bots", "bots", default=None, metavar="BOT,BOT",
               help="Your opponents, in seat order (Threes: default only-3s,win; Great Rolled Ones and 10,000: "
-                   "one bot, default optimal).")
+                   "default optimal; two or more bots play the N-player tables where they are built).")
 @click.option("--seat", type=int, default=1, show_default=True, help="Your seat (1 plays first).")
 @click.option("--seed", type=int, default=None, help="Seed of the program's dice (default: a new game each time).")
 @click.option("--real-dice", is_flag=True, help="You roll real dice and type what they show (the bots' dice are the "
@@ -166,17 +166,28 @@ def play(game, bots, seat, seed, real_dice, variant, ties, db_path, fmt, as_json
     in chance to win. Reads its answers from standard input line by line,
     so a script can play: --json prints the review as one JSON document.
 
+    Great Rolled Ones and 10,000 with two or more bots play the N-player
+    game (docs/n_players.md) where its tables are built (otherwise one
+    line with the rebuild command): the advice ranks every action with
+    every seat's chance to win, as `rolled-ones best --scores` and
+    `ten-thousand state/best --scores` do, and the review costs your
+    decisions in your own chance.
+
     Example:
 
     \b
         dicebase play threes --bots only-3s,win --seat 2
         dicebase play rolled-ones --bots keep-pace-end-race --seed 7
+        dicebase play rolled-ones --bots optimal,optimal --seat 2
         dicebase play ten-thousand --bots seed004 --seat 2
+        dicebase play ten-thousand --bots optimal,optimal --seat 3
     """
     import secrets
 
     from dicebase.bots import _check_bots
-    from dicebase.bots.play import play_rolled_ones, play_ten_thousand, play_threes
+    from dicebase.bots.play import (
+        check_lineup, play_rolled_ones, play_rolled_ones_n, play_ten_thousand, play_ten_thousand_n, play_threes,
+    )
 
     fmt = resolve_format(fmt, as_json)
     quiet = fmt == "json"
@@ -212,25 +223,27 @@ def play(game, bots, seat, seed, real_dice, variant, ties, db_path, fmt, as_json
             review = play_threes(db, names, seat, ask, say, seed=seed, real_dice=real_dice,
                                  variant=variant or "classic", ties=ties)
         elif game == "rolled-ones":
-            names = _one_bot(game, _bot_list([bots or "optimal"]))
-            _check_bots("rolled-ones", names * 2)
-            review = play_rolled_ones(db, names[0], seat, ask, say, seed=seed, real_dice=real_dice, variant=variant)
+            names = check_lineup(game, _bot_list([bots or "optimal"]))
+            if len(names) == 1:
+                review = play_rolled_ones(db, names[0], seat, ask, say, seed=seed, real_dice=real_dice,
+                                          variant=variant)
+            else:
+                review = play_rolled_ones_n(db, names, seat, ask, say, seed=seed, real_dice=real_dice,
+                                            variant=variant)
         else:
-            names = _one_bot(game, _bot_list([bots or "optimal"]))
-            _check_bots("ten-thousand", names * 2)
-            review = play_ten_thousand(db, names[0], seat, ask, say, seed=seed, real_dice=real_dice, rules=variant)
+            names = check_lineup(game, _bot_list([bots or "optimal"]))
+            if len(names) == 1:
+                review = play_ten_thousand(db, names[0], seat, ask, say, seed=seed, real_dice=real_dice,
+                                           rules=variant)
+            else:
+                review = play_ten_thousand_n(db, names, seat, ask, say, seed=seed, real_dice=real_dice,
+                                             rules=variant)
     if quiet:
         emit({**review.as_dict(), "seed": seed}, fmt)
         return
     for line in review.lines():
         click.echo(line)
     click.echo(f"(seed {seed}: --seed {seed} plays the same dice again)")
-
-
-def _one_bot(game: str, names: list[str]) -> list[str]:
-    if len(names) != 1:
-        raise BadInput(f"dicebase play {game} sets you against one bot (--bots NAME), got {len(names)}")
-    return names
 
 
 def _isatty(stream) -> bool:

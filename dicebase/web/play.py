@@ -5,7 +5,9 @@ come from ``seed`` and your decisions so far are ``moves`` (comma-separated), so
 is a link, the back button undoes a move, and the server keeps no state.  When the moves run out
 the page shows the game so far and one button per legal decision; ``advice=1`` adds the stored
 value of each.  At the end it shows the same review as ``dicebase play``: each decision, the
-best one and what yours cost in chance to win.
+best one and what yours cost in chance to win.  Great Rolled Ones and 10,000 offer one bot (the
+two-player game) or as many as the N-player tables built in the file allow (``bots=optimal,optimal``:
+the N-player game of docs/n_players.md, advice with every seat's chance).
 """
 
 from __future__ import annotations
@@ -86,19 +88,25 @@ def play_page(server, request: Request) -> Response:
     context.update(seat=seat, seed=seed, new=f"/play/{game}?{urlencode({'bots': bots, 'seat': seat})}")
     try:
         from dicebase.bots import _check_bots
-        from dicebase.bots.play import play_rolled_ones, play_ten_thousand, play_threes
+        from dicebase.bots.play import (
+            check_lineup, play_rolled_ones, play_rolled_ones_n, play_ten_thousand, play_ten_thousand_n, play_threes,
+        )
 
         db = server.thread_db()
         names = [b.strip() for b in bots.split(",") if b.strip()]
+        if game != "threes":
+            context["counts"] = _bot_counts(db, game, names)
         if game == "threes":
             _check_bots("threes", names + ["random"])
             review = play_threes(db, names, seat, ask, lines.append, seed=seed)
         elif game == "rolled-ones":
-            _check_bots("rolled-ones", _one(game, names) * 2)
-            review = play_rolled_ones(db, names[0], seat, ask, lines.append, seed=seed)
+            check_lineup(game, names)
+            review = (play_rolled_ones(db, names[0], seat, ask, lines.append, seed=seed) if len(names) == 1 else
+                      play_rolled_ones_n(db, names, seat, ask, lines.append, seed=seed))
         else:
-            _check_bots("ten-thousand", _one(game, names) * 2)
-            review = play_ten_thousand(db, names[0], seat, ask, lines.append, seed=seed)
+            check_lineup(game, names)
+            review = (play_ten_thousand(db, names[0], seat, ask, lines.append, seed=seed) if len(names) == 1 else
+                      play_ten_thousand_n(db, names, seat, ask, lines.append, seed=seed))
         context["review"] = review
     except _Waiting as wait:
         context["prompt"] = re.sub(r"\s*\(([^;)]*); \? for advice\)", r" (\1)", wait.prompt.strip()).rstrip(":")
@@ -115,17 +123,31 @@ def play_page(server, request: Request) -> Response:
     return _render(request, context)
 
 
-def _one(game: str, names: list[str]) -> list[str]:
-    if len(names) != 1:
-        from dicebase.errors import BadInput
-
-        raise BadInput(f"{game} sets you against one bot, got {len(names)}")
-    return names
+def _bot_counts(db, game: str, names: list[str]) -> list[tuple[int, str | None]]:
+    """The numbers of bots this file can play (1: the two-player tables; 2 or more: the N-player tables
+    built for the default variant or rule set), each with the address of a new game against that many
+    (None: the number playing now).  The lineup keeps its bots and repeats its last one."""
+    try:
+        if game == "rolled-ones":
+            variant = db.rolled_ones.variant(None).name
+            players = sorted(n for v, n in db.rolled_ones.n.built if v == variant and n > 2)
+        else:
+            sets = db.ten_thousand.rule_sets()
+            rules = "ten-thousand" if "ten-thousand" in sets else next(iter(sets))
+            players = sorted({key[2] for key in db.ten_thousand.n.built if key[0] == rules and key[2] > 2})
+    except DicebaseError:
+        players = []
+    out = []
+    for count in [1, *(n - 1 for n in players)]:
+        lineup = (names or ["optimal"])[:count]
+        lineup += lineup[-1:] * (count - len(lineup))
+        out.append((count, None if lineup == names else f"/play/{game}?{urlencode({'bots': ','.join(lineup)})}"))
+    return out
 
 
 def _render(request: Request, context: dict, status: int = 200) -> Response:
     context = {"version": __version__, "games": GAMES, "page": request.url.path, "advice_url": None,
-               "undo_url": None, "seat": None, "seed": None, "new": None, **context}
+               "undo_url": None, "seat": None, "seed": None, "new": None, "counts": [], **context}
     return _templates.TemplateResponse(request, "play.html", context, status_code=status)
 
 
