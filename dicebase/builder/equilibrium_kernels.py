@@ -20,6 +20,8 @@ from numba import njit
 CONVERGED = 0
 CYCLE = 1
 NO_CONVERGENCE = 2
+#: :func:`end_round`: neither converged nor cycling, policy iteration goes on
+GOING = -1
 
 
 @njit(cache=True)
@@ -109,3 +111,16 @@ def next_beta(N, T, ivl, beta):
             ok = False
         beta[m] = b
     return ok
+
+
+@njit(cache=True)
+def end_round(it, N, hist, SA, Sc, T, ivl, beta):
+    """The end of policy-iteration round ``it`` (every seat's turn start recorded): ``CONVERGED``
+    when the policies did not change (the previous cycle solve ``T`` is the fixed point) or when
+    the new cycle solve ``T`` keeps every seat's policy; ``CYCLE`` when an older round's profile
+    came back; else ``GOING`` with the new ``beta``."""
+    seen = profile_seen(it, N, hist)
+    if seen >= 0:
+        return CONVERGED if seen == it - 1 else CYCLE
+    solve_cycle(N, SA, Sc, T)
+    return CONVERGED if next_beta(N, T, ivl, beta) else GOING

@@ -28,7 +28,7 @@ import numpy as np
 from numba import njit, prange
 
 from dicebase.builder.equilibrium_kernels import (  # noqa: F401  (the status codes: re-exported)
-    CONVERGED, CYCLE, NO_CONVERGENCE, initial_beta, next_beta, profile_seen, record_start, solve_cycle,
+    CONVERGED, CYCLE, GOING, NO_CONVERGENCE, end_round, initial_beta, record_start, solve_cycle,
 )
 
 
@@ -244,17 +244,11 @@ def solve_tuple(idx, N, G, K, D, L, tol, maxit, stride, reach, out_p, out_g, out
                     H, A, c, dec, ivl[m])
             evals += 1
             record_start(it, m, N, A, c, SA, Sc, hist)
-        seen = profile_seen(it, N, hist)
-        if seen >= 0:
-            if seen < it - 1:
-                return CYCLE, evals
-            # unchanged policies: the previous cycle solve is the fixed point
-        else:
-            solve_cycle(N, SA, Sc, T)
-            if not next_beta(N, T, ivl, beta):
-                continue
-        out[:, :] = T
-        return CONVERGED, evals
+        status = end_round(it, N, hist, SA, Sc, T, ivl, beta)
+        if status == CONVERGED:
+            out[:, :] = T
+        if status != GOING:
+            return status, evals
     return NO_CONVERGENCE, evals
 
 

@@ -12,7 +12,7 @@ import numpy as np
 from numba import njit, prange
 
 from dicebase.builder.equilibrium_kernels import (
-    CONVERGED, CYCLE, NO_CONVERGENCE, initial_beta, next_beta, profile_seen, solve_cycle,
+    CONVERGED, GOING, NO_CONVERGENCE, end_round, initial_beta,
 )
 from dicebase.builder.rolled_ones.nplayer_kernels import fill_hold, final_phi, turn_dp
 
@@ -89,17 +89,11 @@ def solve_tuple_fixed(idx, h, hdec, N, G, K, KH, D, L, tol, maxit, stride, reach
             for e in range(N):
                 hist[it, m, e] = SA[m, e]
             hist[it, m, N] = Sc[m]
-        seen = profile_seen(it, N, hist)
-        if seen >= 0:
-            if seen < it - 1:
-                return CYCLE, evals
-            # unchanged policies: the previous cycle solve is the fixed point
-        else:
-            solve_cycle(N, SA, Sc, T)
-            if not next_beta(N, T, ivl, beta):
-                continue
-        out[:, :] = T
-        return CONVERGED, evals
+        status = end_round(it, N, hist, SA, Sc, T, ivl, beta)
+        if status == CONVERGED:
+            out[:, :] = T
+        if status != GOING:
+            return status, evals
     return NO_CONVERGENCE, evals
 
 

@@ -31,7 +31,7 @@ import numpy as np
 from numba import njit, prange
 
 from dicebase.builder.equilibrium_kernels import (  # noqa: F401  (the status codes: re-exported)
-    CONVERGED, CYCLE, NO_CONVERGENCE, initial_beta, next_beta, profile_seen, record_start, solve_cycle,
+    CONVERGED, CYCLE, GOING, NO_CONVERGENCE, end_round, initial_beta, record_start, solve_cycle,
 )
 
 
@@ -486,14 +486,9 @@ def solve_tuple(idx, N, G, om, tol, maxit, stride, reach, sg, gp, go, op, ost, p
                         roll, keep, ivl[m], buf, rv)
                 evals += 1
                 record_start(it, m, N, A, c, SA, Sc, hist)
-            seen = profile_seen(it, N, hist)
-            if seen >= 0:
-                # the previous round's policies again: that cycle solve is the fixed point; older: cycling
-                status = CONVERGED if seen == it - 1 else CYCLE
-                break
-            solve_cycle(N, SA, Sc, T)
-            if next_beta(N, T, ivl, beta):
-                status = CONVERGED
+            ended = end_round(it, N, hist, SA, Sc, T, ivl, beta)
+            if ended != GOING:
+                status = ended
                 break
         if status != CONVERGED:
             return status, evals, proven
