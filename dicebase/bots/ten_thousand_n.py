@@ -27,8 +27,9 @@ the recursion gives it back (tests/test_bots_ten_thousand_n.py).
 
 Simulation plays the games with dice, one turn of many games at a time (the games waiting on the same
 (scores, seat) turn are played together): an optimal seat by the lookups (every decision memoised per state for
-the engine's life; plain Python per roll, a few thousand games a second at goal 250), a fixed bot vectorised over
-the games waiting on its turn.
+the engine's life; plain Python per roll, a few hundred games a second at goal 250; a final turn needs the stored
+final round, which a ``bank-T`` near the largest threshold can overshoot: one line then), a fixed bot vectorised
+over the games waiting on its turn.
 """
 
 from __future__ import annotations
@@ -290,8 +291,9 @@ class TenThousandN:
         N, G, mv = self.N, self.G, self.mv
         _W, K = self.stored
         top = 0
-        for b in set(bots):
-            top = max(top, G - 1 + (int(K.max()) + mv["maxp"] if b == "optimal" else len(self.turn_distribution(b)) - 1))
+        for b in set(bots):  # the highest bank: the optimal seat's past kmax, a fixed bot's longest turn
+            reach = int(K.max()) + mv["maxp"] if b == "optimal" else len(self.turn_distribution(b)) - 1
+            top = max(top, G - 1 + reach)
         E = [0] * N
         E[N - 1] = top
         for r in range(N - 1, 1, -1):
@@ -324,8 +326,8 @@ class TenThousandN:
             if bots[0] == "optimal":
                 P = self.pexc_to(D, stored)
             else:
-                X, fail = self.final_excess(D)
-                P = 1.0 - fail
+                X, _fail = self.final_excess(D)
+                P = X.sum(axis=1)
             out = np.stack([1.0 - P, P], axis=1)[:, None, :]
         else:
             sub = self.phi(bots[1:], E)
