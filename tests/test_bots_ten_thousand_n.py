@@ -119,6 +119,22 @@ def test_optimal_seats_against_fixed_bots_and_rotation(db_path):
     assert r.seats[1].p_win == pytest.approx(r.seats[2].p_win, abs=1e-15)  # the same bot, averaged alike
 
 
+def test_duckdb_and_sqlite_give_the_same_mixed_tournament(db_path, tmp_path_factory):
+    """The recursion reads every table it needs (turn starts, mixings, the final round) alike from both stores."""
+    from dicebase.builder.export import export
+
+    lite = tmp_path_factory.mktemp("bots_n") / "ten_thousand.sqlite"
+    with dicebase.open(db_path) as db:
+        export(db, "sqlite", lite)
+    lineup = ["bank-300", "optimal", "optimal"]
+    got = []
+    for path in (db_path, lite):
+        with dicebase.open(path) as db:
+            got.append([s.p_win for s in bots.tournament(db, "ten-thousand", lineup).seats])
+    assert got[0] == pytest.approx(got[1], abs=1e-15)
+    assert abs(sum(got[0]) - 1.0) <= 1e-12
+
+
 def test_simulation_of_three_optimal_bots_lands_on_the_exact_values(db_path):
     rounds = 1000  # about 6 ms a game: plain Python per roll, every decision a lookup (docs/bots.md)
     with dicebase.open(db_path) as db:
