@@ -119,6 +119,22 @@ def test_optimal_seats_against_fixed_bots_and_rotation(db_path):
     assert r.seats[1].p_win == pytest.approx(r.seats[2].p_win, abs=1e-15)  # the same bot, averaged alike
 
 
+def test_two_players_the_general_recursion_is_the_two_player_module(db_path):
+    """With N = 2 (the build's 2-player N-player block) the general recursion, mixed lineups included, equals the
+    two-player bots' own recursion (dicebase.bots.ten_thousand, independent code: ten_thousand_duel's decisions,
+    its 2x2 farkle cycle, ten_thousand_exceed's last turns) within 1e-12."""
+    from dicebase.bots.ten_thousand import TenThousand
+
+    with dicebase.open(db_path) as db:
+        engine = TenThousandN(db, "ten-thousand", 2)
+        two = TenThousand(db, "ten-thousand")
+        W, _ = engine.stored
+        assert np.abs(engine.values(["optimal", "optimal"]) - W).max() <= 1e-12
+        for lineup in (["optimal", "seed004"], ["seed004", "optimal"], ["optimal", "bank-300"], ["bank-300", "seed004"]):
+            mine = engine.values(lineup)[0, 0]
+            assert np.abs(mine - two.exact(lineup)["win"]).max() <= 1e-12, lineup
+
+
 def test_duckdb_and_sqlite_give_the_same_mixed_tournament(db_path, tmp_path_factory):
     """The recursion reads every table it needs (turn starts, mixings, the final round) alike from both stores."""
     from dicebase.builder.export import export
