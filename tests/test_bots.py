@@ -338,7 +338,7 @@ def test_http_tournament_is_the_cli_json(built_db, run_cli):
     (["tournament", "threes", "random"], "at least 2 bots"),
     (["simulate", "threes", "random", "win", "--rounds", "0"], "rounds must be a whole number 1.."),
     (["simulate", "threes", "random", "win", "--seed", "-1"], "seed must be a whole number >= 0"),
-    (["tournament", "rolled-ones", "optimal", "optimal", "optimal", "optimal"], "takes 2 to 3 players"),
+    (["tournament", "rolled-ones", *["optimal"] * 5], "takes 2 to 4 players"),
     (["tournament", "rolled-ones", "optimal", "optimal", "optimal"], "3 players are not built"),
     (["tournament", "ten-thousand", "optimal", "seed004", "seed004"], "takes two players in this version"),
     (["play", "rolled-ones", "--bots", "optimal,optimal"], "3 players are not built"),

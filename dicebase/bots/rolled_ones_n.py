@@ -1,4 +1,4 @@
-"""Great Rolled Ones bots for N players (2 or 3 seats; the N-player tables, docs/n_players.md).
+"""Great Rolled Ones bots for N players (2 to 4 seats where the N-player tables exist, docs/n_players.md).
 
 ``optimal`` plays the stored equilibrium: its decision at a mid-turn state is the one the lookups
 compute (``rolled-ones best --scores``): roll when rolling beats holding by more than the block's
@@ -16,10 +16,13 @@ test checks that both give the same values).
 Exact: per level of the score sum (descending), per seat, the turn's outcome distribution (held
 turn total, or three 1s) is pushed forward over (turn total, 1s) for every tuple of the level at
 once; the N turn starts of a tuple form one cycle (busts pass the turn), solved in closed form.
-A hold at or above the goal starts the final round, evaluated for the seating: with 3 players the
-seat after the mover takes a final turn (its own policy, or the stored rows for ``optimal``), then
-the last seat, who holds as soon as it is above the bar, whatever its bot.  Four or more players
-are refused (the final round of mixed seatings is not implemented).
+A hold at or above the goal starts the final round, evaluated for the seating: every later seat
+takes one final turn in order, the bar the highest score so far; below the bar it must roll (the
+first-passage chances), above it an ``optimal`` seat plays the stored rows for its position and the
+later seats' scores (their stored values where every later seat that still chooses is optimal,
+else its stored decisions evaluated against the later seats' play), a seed 002 policy holds at once,
+and the last seat holds as soon as it is above the bar, whatever its bot (``phi_table``, one table a
+seat and seating from the last seat back).
 """
 
 from __future__ import annotations
@@ -32,7 +35,7 @@ from dicebase.bots.base import arrays
 from dicebase.bots.rolled_ones import COLUMNS, TAIL
 from dicebase.errors import BadInput, NotInDatabase
 
-MAX_N = 3
+MAX_N = 4  # the largest N-player build (rules.rolled_ones.MAX_PLAYERS)
 
 
 class RolledOnesN:
@@ -118,99 +121,145 @@ class RolledOnesN:
         return np.where(d < 0, 1.0, pe[np.clip(d, 0, len(pe) - 1)] * (d < len(pe)))
 
     @cached_property
-    def finals(self) -> dict[str, np.ndarray] | None:
-        """Seat 2's (0-based 1) final turn above the bar with 3 players, by (seat 3's score, total - G,
-        ones): roll (stored best), p_bust, FA of seats 2 and 3; ``top``: the largest stored total."""
-        if self.N != 3:
-            return None
-        G, L = self.G, self.L
-        got = arrays(self.db, "SELECT score3, total, ones, best, p_bust, p_win2, p_win3 FROM rolled_ones_final_turns "
-                              "WHERE variant = ? AND players = ? AND seat = 2", self.b.key)
-        if not len(got["total"]):
-            raise NotInDatabase(f"rolled_ones_final_turns lacks seat 2's rows of 3 players; rebuild with: "
-                                f"{self.db.rolled_ones.rebuild_command()}")
-        t = got["total"].astype(np.int64) - G
-        top = int(t.max())
-        s3 = got["score3"].astype(np.int64)
-        o = got["ones"].astype(np.int64)
-        shape = (G, top + 1, L)
-        roll = np.zeros(shape, dtype=bool)
-        stored = np.zeros(shape, dtype=bool)
-        bust, fa2, fa3 = np.zeros(shape), np.zeros(shape), np.zeros(shape)
-        roll[s3, t, o] = np.asarray(got["best"]).astype(str) == "roll"
-        stored[s3, t, o] = True
-        bust[s3, t, o], fa2[s3, t, o], fa3[s3, t, o] = got["p_bust"], got["p_win2"], got["p_win3"]
-        return {"roll": roll, "stored": stored, "bust": bust, "fa2": fa2, "fa3": fa3, "top": top}
+    def finals(self) -> dict[int, dict]:
+        """Seat j's (0-based, 1 <= j <= N - 2) stored final turn above the bar, by (index of the later
+        seats' scores in base G, seat j + 1 most significant; total - G; ones): ``roll`` (stored best),
+        ``bust`` (p_bust), ``fa[..., N - j]`` (the win probabilities of seats j..N-1 from its holding
+        outcomes) and ``top`` (the largest stored total - G).  The last seat holds as soon as it is
+        above the bar whatever its bot: its rows are not read."""
+        N, G, L = self.N, self.G, self.L
+        out = {}
+        for j in range(1, N - 1):
+            later = [f"score{n + 1}" for n in range(j + 1, N)]
+            wins = [f"p_win{n + 1}" for n in range(j, N)]
+            got = arrays(self.db, f"SELECT {', '.join(later)}, total, ones, best, p_bust, {', '.join(wins)} "
+                                  f"FROM rolled_ones_final_turns WHERE variant = ? AND players = ? AND seat = ?",
+                         (*self.b.key, j + 1))
+            t = got["total"].astype(np.int64) - G
+            top = int(t.max()) if len(t) else 0
+            R = G ** len(later)
+            if not len(t) or len(t) != R * top * L:
+                raise NotInDatabase(f"rolled_ones_final_turns lacks seat {j + 1}'s rows of {N} players; rebuild "
+                                    f"with: {self.db.rolled_ones.rebuild_command()}")
+            at = sum(got[c].astype(np.int64) * G ** (len(later) - 1 - n) for n, c in enumerate(later))
+            o = got["ones"].astype(np.int64)
+            roll = np.zeros((R, top + 1, L), dtype=bool)
+            bust = np.zeros((R, top + 1, L))
+            fa = np.zeros((R, top + 1, L, N - j))
+            roll[at, t, o] = np.asarray(got["best"]).astype(str) == "roll"
+            bust[at, t, o] = got["p_bust"]
+            fa[at, t, o] = np.stack([got[w].astype(float) for w in wins], axis=1)
+            out[j] = {"roll": roll, "bust": bust, "fa": fa, "top": top}
+        return out
 
     # -- the final round ------------------------------------------------------------------------
-    def hold_at_goal(self, m: int, s: np.ndarray, X: np.ndarray, final_bots) -> np.ndarray:
-        """Win vectors [n, x, N] when seat m holds at X[n, x] >= G in tuples s[n]: the final round
-        with ``final_bots[j]`` playing seat j's final turn (seats after m; Great Rolled Ones gives
-        the seats before the mover none)."""
-        N = self.N
+    @property
+    def bars(self) -> int:
+        """Bars X = G .. G + bars - 1 of the final-round tables: a hold reaches at most G - 1 + KT, and
+        each final turn raises the bar by at most ``dice`` past where it holds (beyond: clipped, a
+        chance below 1e-16)."""
+        return self.KT + 1 + self.N * self.D
+
+    def phi_table(self, j: int, optimal: tuple[bool, ...]) -> np.ndarray:
+        """P[idx, X - G, roles]: the final round from 0-based seat j's final turn with bar X (X = G ..
+        G + bars - 1); ``idx``: the scores of seats j..N-1 in base G (seat j most significant); roles
+        [leader, j, .., N-1].  ``optimal[i]``: seat j + i (j + i < N - 1) plays the stored final turns
+        (optimal), else it rolls until above the bar and holds (seed 002's policies); the last seat
+        holds as soon as it is above the bar.  Every final turn below the bar must roll: the first
+        passage above it (``passage``); above it ``above_bar``."""
+        cache = self.__dict__.setdefault("_phi", {})
+        key = (j, optimal)
+        if key not in cache:
+            N, G, D = self.N, self.G, self.D
+            nb = self.bars
+            X = G + np.arange(nb)
+            if j == N - 1:
+                p = self.pex(X[None, :] - np.arange(G)[:, None])
+                cache[key] = np.stack([1 - p, p], axis=-1)
+            else:
+                nxt = self.phi_table(j + 1, optimal[1:])  # [R, nb, N - j]: roles [leader, j + 1, ..]
+                A, c = self.above_bar(j, optimal, nxt)
+                R = nxt.shape[0]
+                fp = self.passage
+                x = np.arange(nb)
+                out = np.empty((G, R, nb, N - j + 1))
+                for sj in range(G):
+                    Q = fp[np.minimum(X - sj, len(fp) - 1), 0]  # [x, r - 1, o']: first above the bar at X + r
+                    AX = np.stack([A[:, x + r] for r in range(1, D + 1)], axis=2)  # [R, x, r - 1, o', roles]
+                    cX = np.stack([c[:, x + r] for r in range(1, D + 1)], axis=2)
+                    held = np.einsum("xro,Rxrok->Rxk", Q, AX)
+                    cb = (1.0 - Q.sum(axis=(1, 2)))[None, :] + np.einsum("xro,Rxro->Rx", Q, cX)
+                    out[sj, ..., 0] = cb * nxt[..., 0]  # a bust: the old leader keeps the bar, j gets 0
+                    out[sj, ..., 1] = held[..., 0]
+                    out[sj, ..., 2:] = held[..., 1:] + cb[..., None] * nxt[..., 1:]
+                cache[key] = out.reshape(G * R, nb, N - j + 1)
+        return cache[key]
+
+    def above_bar(self, j: int, optimal: tuple[bool, ...], nxt: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(A[R, t - G, o, roles], c[R, t - G, o]) for t - G = 0 .. bars + D - 1: seat j's final turn above
+        the bar at total t with o 1s (R: the later seats' scores), its value ``A + c * (the final round
+        from seat j + 1 against the old bar)``, roles [j, j + 1, .., N-1].  A seed 002 policy holds at
+        once (``A`` = the final round from seat j + 1 with j leading at t, ``c`` = 0).  An optimal seat
+        plays the stored ``best``: its stored values where the seats after it that still choose play
+        them too, else those decisions evaluated against the later seats' play; beyond the stored
+        totals it holds."""
+        R, nb, roles = nxt.shape
+        D, L = self.D, self.L
+        T = nb + D
+        A = np.repeat(nxt[:, np.minimum(np.arange(T), nb - 1), None, :], L, axis=2)
+        c = np.zeros((R, T, L))
+        if optimal[0]:
+            f = self.finals[j]
+            top = f["top"]
+            if all(optimal[1:]):  # the stored continuation: the stored values as they are
+                A[:, 1:top + 1] = f["fa"][:, 1:]
+                c[:, 1:top + 1] = f["bust"][:, 1:]
+            else:  # the stored decisions against the later seats' play: from the top down
+                p_end = self.rules.p_end
+                for t in range(top, 0, -1):
+                    for o in range(L):
+                        roll = f["roll"][:, t, o]
+                        if not roll.any():
+                            continue
+                        acc, cc = np.zeros((R, roles)), np.full(R, float(p_end[o]))
+                        for prob, gain, o2 in self.rules.outcomes[o]:
+                            tt = min(t + gain, top)
+                            acc += prob * A[:, tt, o2]
+                            cc += prob * c[:, tt, o2]
+                        A[roll, t, o] = acc[roll]
+                        c[roll, t, o] = cc[roll]
+        return A, c
+
+    def hold_at_goal(self, m: int, s: np.ndarray, X: np.ndarray, bots) -> np.ndarray:
+        """Win vectors [n, x, N] when seat m holds at X[n, x] >= G in tuples s[n]: every seat after m
+        takes one final turn in order (Great Rolled Ones gives the seats before the mover none), the
+        bar the highest score so far, ``bots[j]`` playing seat j's."""
+        N, G = self.N, self.G
         out = np.zeros(X.shape + (N,))
         if m == N - 1:
             out[..., m] = 1.0
             return out
-        if m == N - 2:  # one final turn: the last seat holds as soon as it is above the bar
-            p = self.pex(X - s[:, N - 1, None])
-            out[..., m], out[..., N - 1] = 1 - p, p
-            return out
-        # N = 3, m = 0: seat 2's final turn, then seat 3's
-        fp = self.passage
-        s2, s3 = s[:, 1, None], s[:, 2, None]
-        Q = fp[np.minimum(X - s2, len(fp) - 1), 0]  # [n, x, r - 1, o']
-        passed = Q.sum(axis=(2, 3))
-        stay = self.pex(X - s3)  # seat 3 against the old bar X
-        cc = 1.0 - passed
-        for r in range(1, self.D + 1):
-            t = X + r
-            p_hold3 = self.pex(t - s3)
-            for o2 in range(self.L):
-                qq = Q[..., r - 1, o2]
-                if final_bots[1] == "optimal":
-                    f = self.finals
-                    tt = np.minimum(t - self.G, f["top"])
-                    ok = f["stored"][np.broadcast_to(s3, tt.shape), tt, o2] & (t - self.G <= f["top"])
-                    sel = np.broadcast_to(s3, tt.shape)
-                    fa2 = np.where(ok, f["fa2"][sel, tt, o2], 1 - p_hold3)
-                    fa3 = np.where(ok, f["fa3"][sel, tt, o2], p_hold3)
-                    cc = cc + qq * np.where(ok, f["bust"][sel, tt, o2], 0.0)
-                else:  # it holds at once above the bar
-                    fa2, fa3 = 1 - p_hold3, p_hold3
-                out[..., 1] += qq * fa2
-                out[..., 2] += qq * fa3
-        out[..., 0] += cc * (1 - stay)
-        out[..., 2] += cc * stay
+        P = self.phi_table(m + 1, tuple(b == "optimal" for b in bots[m + 1:N - 1]))
+        idx = sum(s[:, m + 1 + n].astype(np.int64) * G ** (N - 2 - m - n) for n in range(N - 1 - m))
+        got = P[idx[:, None], np.clip(X - G, 0, self.bars - 1)]
+        out[..., m] = got[..., 0]
+        out[..., m + 1:] = got[..., 1:]
         return out
-
-    def final_table(self, m: int, final_bot: str) -> np.ndarray:
-        """H[later, X - G, e]: :meth:`hold_at_goal` of seat m for every score tuple of the seats after
-        it (``later``: their index in base G) and every bar X = G .. G + KT; ``final_bot``: the
-        bot of seat m + 1 (it matters only for a final turn that is not the last)."""
-        cache = self.__dict__.setdefault("_finals", {})
-        key = (m, final_bot if m < self.N - 2 else "")
-        if key not in cache:
-            N, G = self.N, self.G
-            later = N - 1 - m
-            idx = np.arange(G ** later)
-            s = np.zeros((len(idx), N), dtype=np.int64)
-            for n in range(later):
-                s[:, m + 1 + n] = (idx // G ** (later - 1 - n)) % G
-            X = G + np.arange(self.KT + 1)  # a hold reaches at most G - 1 + KT
-            bots = ["optimal"] * N
-            bots[(m + 1) % N] = final_bot
-            cache[key] = self.hold_at_goal(m, s, np.broadcast_to(X, (len(idx), len(X))), bots)
-        return cache[key]
 
     def held_at_goal(self, m: int, s: np.ndarray, tot: np.ndarray, bots) -> np.ndarray:
         """Win vectors [n, g, N] where seat m's total tot[n, g] is at or above the goal (0 below)."""
-        N, G = self.N, self.G
-        H = self.final_table(m, bots[(m + 1) % N])
-        later = sum(s[:, m + 1 + n] * G ** (N - 2 - m - n) for n in range(N - 1 - m)) if m < N - 1 else \
-            np.zeros(len(s), dtype=np.int64)
-        x = np.clip(tot - G, 0, H.shape[1] - 1)
-        return np.where((tot >= G)[..., None], H[later[:, None], x], 0.0)
+        out = np.zeros(tot.shape + (self.N,))
+        r, c = np.nonzero(tot >= self.G)
+        if len(r):
+            out[r, c] = self.hold_at_goal(m, s[r], tot[r, c, None], bots)[:, 0]
+        return out
+
+    def mixed_rows(self, m: int, at: np.ndarray) -> list[tuple[int, np.ndarray]]:
+        """(row, q[k, o]) for the tuples ``at`` where seat m randomises (``mixing``)."""
+        keys = self.__dict__.setdefault("_mixed_at", {})
+        if m not in keys:
+            keys[m] = np.array(sorted(a for (mm, a) in self.mixing if mm == m), dtype=np.int64)
+        return [(int(r), self.mixing[(m, int(at[r]))]) for r in np.flatnonzero(np.isin(at, keys[m]))]
 
     # -- decisions ------------------------------------------------------------------------------
     def optimal_q(self, m: int, at: np.ndarray) -> np.ndarray:
@@ -231,9 +280,8 @@ class RolledOnesN:
         from dicebase.bots.kernels import ro_optimal_q
 
         mixq = np.full((len(at), K + 1, L), np.nan)
-        for r, a in enumerate(at):
-            if (m, int(a)) in self.mixing:
-                mixq[r] = self.mixing[(m, int(a))]
+        for r, mq in self.mixed_rows(m, at):
+            mixq[r] = mq
         q = ro_optimal_q(bust, hold, mixq, self.tol, *self.outcomes)
         return q
 
@@ -252,15 +300,14 @@ class RolledOnesN:
         return self._human[key]
 
     def decisions(self, bot: str, m: int, at: np.ndarray) -> np.ndarray:
-        """q[n, k, o] for k = 0..KT: ``bot``'s roll probability in seat m at the tuples ``at``."""
+        """q[n, k, o] for k = 0..KT (``optimal``: k = 0..K + D, it holds beyond K): ``bot``'s roll
+        probability in seat m at the tuples ``at``."""
         s = self.scores[at]
-        q = np.zeros((len(at), self.KT + 1, self.L))
+        q = np.zeros((len(at), (self.K + self.D if bot == "optimal" else self.KT) + 1, self.L))
         if bot == "optimal":
             q[:, :self.K + 1] = self.optimal_table(m)[at]
-            for r, a in enumerate(at):
-                mq = self.mixing.get((m, int(a)))
-                if mq is not None:
-                    q[r, :self.K + 1] = np.where(np.isnan(mq), q[r, :self.K + 1], mq)
+            for r, mq in self.mixed_rows(m, at):
+                q[r, :self.K + 1] = np.where(np.isnan(mq), q[r, :self.K + 1], mq)
         else:
             lead = np.delete(s, m, axis=1).max(axis=1)
             q[:] = self.human_roll(bot, m)[s[:, m], lead]
@@ -284,16 +331,17 @@ class RolledOnesN:
 
     def values(self, bots: list[str]) -> np.ndarray:
         """V[m, tuple, e]: every seat's win probability at seat m's turn start, the seats played by ``bots``."""
-        N, G, KT = self.N, self.G, self.KT
+        N, G = self.N, self.G
         V = np.zeros((N, G ** N, N))
         level = self.scores.sum(axis=1)
-        g = np.arange(1, KT + 1)
         for lv in range(N * (G - 1), -1, -1):
             at = np.flatnonzero(level == lv)
             s = self.scores[at]
             a, b = [], []
             for m in range(N):
                 T = self.turn(self.decisions(bots[m], m, at))
+                held = np.flatnonzero(T[:, 1:].any(axis=0))  # totals past the last one held add exact zeros
+                g = np.arange(1, (held[-1] + 2) if len(held) else 1)
                 tot = s[:, m, None] + g[None, :]
                 below = tot < G
                 nxt = V[(m + 1) % N, np.where(below, at[:, None] + g[None, :] * self.stride[m], 0)]
@@ -301,7 +349,7 @@ class RolledOnesN:
                 if (~below).any():
                     h = self.held_at_goal(m, s, tot, bots)
                     nxt = np.where(below[..., None], nxt, h)
-                a.append((T[:, 1:, None] * nxt).sum(axis=1))
+                a.append((T[:, 1:len(g) + 1, None] * nxt).sum(axis=1))
                 b.append(T[:, 0])
             # the cycle of busts: V_m = a_m + b_m V_{m+1}, seats in order, wrapping
             acc, prod = np.zeros_like(a[0]), np.ones(len(at))
@@ -370,15 +418,17 @@ class RolledOnesN:
                     lead = np.delete(score[sel], m, axis=1).max(axis=1)
                     r = tables[m][me[sel], lead, np.minimum(k[sel], KT), o[sel]] & (k[sel] < KT)
                 roll[sel] = r
-            # final turns: roll until above the bar; then the optimal seat 2 of 3 follows the stored best
+            # final turns: roll until above the bar; then an optimal seat before the last follows the stored best
             tot = me + k
             fr = final & (tot <= bar)
-            if f is not None:
-                opt2 = final & (tot > bar) & (p == 1) & (bots[1] == "optimal")
-                if opt2.any():
-                    tt = np.minimum(tot[opt2] - G, f["top"])
-                    s3 = score[opt2, 2]
-                    fr[opt2] = f["roll"][s3, tt, o[opt2]] & f["stored"][s3, tt, o[opt2]] & (tot[opt2] - G <= f["top"])
+            for j, fj in f.items():
+                if bots[j] != "optimal":
+                    continue
+                opt = final & (tot > bar) & (p == j)
+                if opt.any():
+                    rest = sum(score[opt, nn] * G ** (N - 1 - nn) for nn in range(j + 1, N))
+                    tt = tot[opt] - G
+                    fr[opt] = fj["roll"][rest, np.minimum(tt, fj["top"]), o[opt]] & (tt <= fj["top"])
             roll = np.where(final, fr, roll) | (k == 0)
             ones = rng.binomial(D - o, q1)
             bust = roll & (o + ones >= L)
