@@ -93,7 +93,10 @@ def build(ctx, options: dict) -> None:
                 "value known); the penalty's target (a lower score sum) from the previous sweep: fixed-point "
                 "sweeps until no turn-start value changes by more than the tolerance",
                 "lowest_score_points": pen.lowest * rs.unit,
-                "lowest_score_tolerance": twoplayer.PENALTY_BOUND_TOL,
+                "lowest_score_effect": "not re-solved in the build (lowering the bound one penalty is a solve with "
+                "more states than this one): lowering it shrinks the change of every turn-start value at scores >= 0 "
+                "as measured in docs/farkle.md, 'The bound lowest_score' (a small rule set: tenfold a penalty; Facebook "
+                "Farkle to 500: 1.3e-6 from -1,000 to -1,500); tests/test_farkle_bound.py",
                 "sweep_tolerance": pen.stats["tol"],
                 "sweeps": pen.stats["sweeps"],
                 "last_change": pen.stats["last_change"],

@@ -383,7 +383,7 @@ def solve_penalty(rules: RuleSet, goal_units: int, lowest_units: int | None = No
         seconds=time.perf_counter() - t0, sweeps=sweep, last_change=history[-1], tol=tol,
         contraction=rho, error_bound=(history[-1] * rho / (1 - rho)) if rho < 1 else float("inf"),
         turns=int(stats[0]), states=int(stats[1]), threads=threads, pf_min=pf_min, kcap=kcap,
-        bank_minimum_units=bm, penalty_units=P, history=history))
+        bank_minimum_units=bm, penalty_units=P, history=history, last_turn_leads=len(lastv) - 1))
 
 
 def _penalty_rows(ssum, nS, L, a0, ov, orr, ok) -> dict:
@@ -396,8 +396,32 @@ def _penalty_rows(ssum, nS, L, a0, ov, orr, ok) -> dict:
     return dict(i=a + L, j=ssum - a + L, ci=ci[sel], cj=cj[sel], k=k[sel], s=s[sel], p_win=ov[sel], roll=orr[sel])
 
 
-#: How far lowering ``lowest_score`` may move a stored turn-start value (tests/test_farkle_twoplayer.py)
-PENALTY_BOUND_TOL = 1e-9
+def penalty_bound_effects(rules: RuleSet, goal_units: int, lows: list[int], tol: float = 1e-13) -> list[dict]:
+    """What lowering the bound on banked scores does (docs/farkle.md, "The bound"): :func:`solve_penalty` at each
+    bound of ``lows`` (units, descending), and for each pair of neighbours the largest change of a turn-start value
+    W(i, j, ci, cj) with both scores >= ``floor`` (every farkle count), for floor = 0 (``moved``) and floor = minus
+    one penalty (``moved_penalty_below``: the values a turn at scores >= 0 reads after its penalty), and anywhere
+    (``moved_anywhere``: the floor's own artefact), with both solves' error estimates (``error_bounds``,
+    ``solve_penalty``'s ``error_bound``: sweeps stop at a change <= ``tol``).  Each row also has the first
+    player's chance at the lower bound (``p1_win``)."""
+    P = -(-rules.farkle_penalty // rules.unit)
+    solved = [solve_penalty(rules, goal_units, low, tol=tol) for low in lows]
+    out = []
+    for a, b in zip(solved, solved[1:]):
+        shift = a.lowest - b.lowest
+        if shift <= 0:
+            raise ValueError("penalty_bound_effects: the bounds must descend")
+        diff = np.abs(b.W[shift:, shift:] - a.W)
+
+        def moved(floor: int) -> float:
+            at = max(floor - a.lowest, 0)
+            return float(diff[at:, at:].max())
+
+        out.append(dict(lowest=a.lowest, lower=b.lowest, moved=moved(0), moved_penalty_below=moved(-P),
+                        moved_anywhere=float(diff.max()), error_bounds=(a.stats["error_bound"], b.stats["error_bound"]),
+                        tol=tol, sweeps=(a.stats["sweeps"], b.stats["sweeps"]), states=b.stats["states"],
+                        p1_win=b.start(0, rules.compensation // rules.unit)))
+    return out
 
 
 def penalty_state_count(rules: RuleSet, goal_units: int, lowest_units: int | None = None) -> int | None:
