@@ -134,3 +134,16 @@ def test_bad_input_is_one_line_exit_2(built_db, ro4_path, run_cli):
         code, out, err = run_cli(args)
         assert code == 2, (out, err)
         assert len(err.strip().splitlines()) == 1 and words in err, err
+
+
+def test_sqlite_reads_the_same_tables(built_db, engine):
+    """The same build in SQLite: the engine reads identical turn starts and final-turn rows, and gives
+    the same final round of a mixed seating bit for bit."""
+    with dicebase.open(f"sqlite:///{built_db(('rolled_ones',), 'sqlite', options=FOUR)}") as lite:
+        other = RolledOnesN(lite, None, 4)
+        assert np.array_equal(other.starts, engine.starts)
+        for j, f in engine.finals.items():
+            assert all(np.array_equal(f[k], other.finals[j][k]) for k in ("roll", "bust", "fa")) and f["top"] > 0
+        s, X = np.array([[0, 11, 4, 8]]), np.array([[GOAL, GOAL + 9]])
+        lineup = ["optimal", "optimal", "simple-ones-cases", "optimal"]
+        assert np.array_equal(other.hold_at_goal(0, s, X, lineup), engine.hold_at_goal(0, s, X, lineup))
