@@ -4,6 +4,8 @@
     python benchmarks/farkle.py --goal 5000          # Minimal Farkle to a smaller goal
     python benchmarks/farkle.py --facebook 1000      # Facebook Farkle to 1,000, and the cost by penalty count
     python benchmarks/farkle.py --facebook-full      # Facebook Farkle to 10,000 (Busche 2016): one JSON line
+    python benchmarks/farkle.py --facebook-full --rule three_pairs_with_four=false --tol 1e-5   # another reading
+    python benchmarks/farkle.py --readings 2000 --lowest -1000   # each candidate reading's effect at a smaller goal
 
 Prints one line per measurement (wall and CPU seconds, the figure) for BENCHMARKS.md.  --facebook-full
 is the whole two-player game with the three-farkle penalty, scores down to -2,500 (423,765,000 states a
@@ -28,9 +30,19 @@ def main() -> None:
                     "cost by the penalty's count dimension) instead of the default measurements")
     ap.add_argument("--lowest", type=int, default=None, help="with --facebook/--facebook-full: lowest_score, points")
     ap.add_argument("--facebook-full", action="store_true", help="Facebook Farkle to 10,000: one JSON line")
+    ap.add_argument("--rule", action="append", default=[], metavar="KEY=VALUE",
+                    help="with --facebook-full: another reading of one rule, e.g. three_pairs_with_four=false, "
+                         "straight=1000, two_triples=2500 (a TOML value; repeatable)")
+    ap.add_argument("--tol", type=float, default=1e-13, help="with --facebook-full: stop when a sweep changes no "
+                    "state by more than this (default 1e-13; 1e-5 gives the start value to about 3e-7 in 11 sweeps)")
+    ap.add_argument("--readings", type=int, metavar="GOAL", help="Facebook Farkle to GOAL under each candidate "
+                    "reading of its rules (docs/farkle.md): the first player's win probability beside the preset's")
     args = ap.parse_args()
+    if args.readings:
+        readings(args.readings, args.lowest if args.lowest is not None else -args.readings // 2)
+        return
     if args.facebook_full:
-        facebook_full(args.lowest)
+        facebook_full(args.lowest, args.rule, args.tol)
         return
     if args.facebook:
         facebook(args.facebook, args.lowest)
@@ -83,11 +95,38 @@ def facebook(goal: int, lowest: int | None) -> None:
               f"{d.stats['last_change']:.1e}, contraction {d.stats['contraction']:.3f}", flush=True)
 
 
-def facebook_full(lowest: int | None) -> None:
+#: other readings of Facebook Farkle's rules than the preset's (docs/farkle.md), as TOML
+READINGS = ["three_pairs_with_four=false", "straight=1000", "two_triples=2500", "extra_dice='double'",
+            "farkle_penalty=1000", "farkle_count_reset='after_bank'", "three_pairs=1500"]
+
+
+def readings(goal: int, lowest: int) -> None:
+    """The first player's win probability to ``goal`` under the preset's reading and each of :data:`READINGS`."""
+    import tomllib
+    from dataclasses import replace
+
+    from dicebase.builder.ten_thousand import twoplayer
+    from dicebase.rules.ten_thousand import PRESETS
+
+    base = replace(PRESETS["facebook-farkle"], goal=goal, lowest_score=lowest)
+    first = None
+    for reading in ["", *READINGS]:
+        rs = replace(base, **tomllib.loads(reading)) if reading else base
+        w = time.perf_counter()
+        d = twoplayer.solve_penalty(rs, goal // rs.unit, tol=1e-10)
+        first = d.start() if first is None else first
+        print(f"facebook-farkle to {goal}, lowest {lowest}, {reading or 'as the preset reads it'}: P1 wins "
+              f"{d.start():.9f} ({d.start() - first:+.2e}; {time.perf_counter() - w:.0f} s, {d.stats['sweeps']} sweeps)",
+              flush=True)
+
+
+def facebook_full(lowest: int | None, readings: list[str] = (), tol: float = 1e-13) -> None:
     """The whole Facebook Farkle game to 10,000 (Busche 2016), one JSON line; self-contained apart from
-    dicebase itself (numpy, numba)."""
+    dicebase itself (numpy, numba).  ``readings``: ``KEY=VALUE`` changes of the preset's rules (another
+    reading of the source, docs/farkle.md), each a TOML value."""
     import json
     import resource
+    import tomllib
     from dataclasses import replace
 
     from numba import get_num_threads
@@ -98,16 +137,21 @@ def facebook_full(lowest: int | None) -> None:
     rs = PRESETS["facebook-farkle"]
     if lowest is not None:
         rs = replace(rs, lowest_score=lowest)
+    changed = {}
+    for reading in readings:
+        changed.update(tomllib.loads(reading))
+    if changed:
+        rs = replace(rs, **{k: tuple(v) if isinstance(v, list) else v for k, v in changed.items()})
     w, c = time.perf_counter(), time.process_time()
 
     def progress(sweep, change, p1_start):  # a run cut short still says where the value stands
         print(f"sweep {sweep}: largest change {change:.3e}, P1 win so far {p1_start:.9f} "
               f"({time.perf_counter() - w:.0f} s)", flush=True)
 
-    d = twoplayer.solve_penalty(rs, rs.goal // rs.unit, progress=progress)
+    d = twoplayer.solve_penalty(rs, rs.goal // rs.unit, tol=tol, progress=progress)
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
     print(json.dumps({
-        "rules": rs.name, "goal": rs.goal, "lowest_score": rs.lowest_score,
+        "rules": rs.name, "goal": rs.goal, "lowest_score": rs.lowest_score, "readings": changed, "tol": tol,
         "p1_win": d.start(), "p1_win_percent": round(100 * d.start(), 3),
         "states_per_sweep": d.stats["states"],
         "state_count_formula": twoplayer.penalty_state_count(rs, rs.goal // rs.unit),
