@@ -340,7 +340,7 @@ def test_http_tournament_is_the_cli_json(built_db, run_cli):
     (["simulate", "threes", "random", "win", "--seed", "-1"], "seed must be a whole number >= 0"),
     (["tournament", "rolled-ones", *["optimal"] * 5], "takes 2 to 4 players"),
     (["tournament", "rolled-ones", "optimal", "optimal", "optimal"], "3 players are not built"),
-    (["tournament", "ten-thousand", "optimal", "seed004", "seed004"], "takes two players in this version"),
+    (["tournament", "ten-thousand", "optimal", "seed004", "seed004"], "3 players are not built"),
     (["play", "rolled-ones", "--bots", "optimal,optimal"], "3 players are not built"),
     (["tournament", "threes", *["win"] * 6], "rounds of up to 5 players"),
     (["play", "threes", "--bots", "win", "--seat", "3"], "seat must be 1..2"),
