@@ -23,7 +23,7 @@ from dicebase.errors import BadInput
 GAMES = ("threes", "rolled-ones", "ten-thousand")
 MAX_SEATINGS = 5040  # --rotate: distinct seatings evaluated (7 different bots)
 MAX_ROUNDS = 100_000_000
-MAX_TEN_THOUSAND = 4  # 10,000 seats (3, 4: the N-player tables, optimal bots only; dicebase.bots.ten_thousand_n)
+MAX_TEN_THOUSAND = 4  # 10,000 seats (3, 4: the N-player tables where built, dicebase.bots.ten_thousand_n)
 MAX_ROLLED_ONES = 4  # Great Rolled Ones seats (3, 4: the N-player tables where built, dicebase.bots.rolled_ones_n)
 
 
