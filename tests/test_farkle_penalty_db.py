@@ -4,8 +4,11 @@ counts, on both stores.
 
 Facebook Farkle's rules (rules/facebook-farkle.toml: 300 to bank, 500 points for the third farkle in a row,
 the first to bank the goal wins) to 500 with the bound on banked scores at -500, and a variant whose count
-resets only after a bank (the second farkle in a row costs 250 each time).  Every stored turn start against
-``twoplayer.solve_penalty`` and every answer against the solver's own rows (``keep_rows=True``), to 1e-12.
+resets only after a bank (the second farkle in a row costs 250 each time); and two rule sets with a last round
+(the other player has one more turn after a bank at the goal): Facebook Farkle's rules to 500 where that turn
+must exceed, and three dice to 300 (100 to bank, the second farkle in a row costs 150) where a tie is shared.
+Every stored turn start against ``twoplayer.solve_penalty`` and every answer against the solver's own rows
+(``keep_rows=True``), to 1e-12.
 """
 
 from __future__ import annotations
@@ -28,12 +31,23 @@ FB = replace(PRESETS["facebook-farkle"], name="fb-500", goal=GOAL, lowest_score=
 FB_BANK = replace(FB, name="fb-bank", farkle_penalty=250, farkle_penalty_after=2, farkle_count_reset="after_bank",
                   description="Facebook Farkle's scoring to 500: every farkle from the second in a row costs 250 "
                   "until a bank")
+#: a last round (issue 24, "Not done" before): the lookups take the opponent's last turn from ten_thousand_exceed
+FB_EXCEED = replace(FB, name="fb-exceed", last_round="others_one_turn_must_exceed",
+                    description="Facebook Farkle's rules to 500; after a bank at 500 the other player has one turn "
+                    "and must exceed")
+SMALL_TIES = replace(FB, name="small-ties", dice=3, straight=None, three_pairs=None, three_pairs_with_four=False,
+                     goal=300, bank_minimum=100, farkle_penalty=150, farkle_penalty_after=2, lowest_score=-150,
+                     last_round="others_one_turn_ties_shared",
+                     description="Three dice to 300, 100 to bank, the second farkle in a row costs 150; after a "
+                     "bank at 300 the other player has one turn, a tie is shared")
 SETS = (FB, FB_BANK)
+LAST = (FB_EXCEED, SMALL_TIES)
+ALL = SETS + LAST
 OPTIONS = {"ten_thousand": {
-    "rules": [rs.name for rs in SETS],
+    "rules": [rs.name for rs in ALL],
     "duel_rules": [],
     "goal": GOAL,
-    "house_rules": {rs.name: to_file(rs, two_player=True) for rs in SETS},
+    "house_rules": {rs.name: to_file(rs, two_player=True) for rs in ALL},
 }}
 STORES = ("duckdb", "sqlite")
 TOL = 1e-12
@@ -53,8 +67,8 @@ def _solved(name: str):
     """solve_penalty with every state's row: (game, {(i, j, ci, cj, k, n, t) in points: (p_win, rolls)})."""
     from dicebase.builder.ten_thousand import twoplayer
 
-    rs = {r.name: r for r in SETS}[name]
-    game = twoplayer.solve_penalty(rs, GOAL // rs.unit, keep_rows=True)
+    rs = {r.name: r for r in ALL}[name]
+    game = twoplayer.solve_penalty(rs, rs.goal // rs.unit, keep_rows=True)
     states, u, r = turn_states(rs), rs.unit, game.rows
     rows = {}
     for x in range(len(r["p_win"])):
@@ -64,7 +78,7 @@ def _solved(name: str):
     return game, rows
 
 
-@pytest.mark.parametrize("rs", SETS, ids=lambda rs: rs.name)
+@pytest.mark.parametrize("rs", ALL, ids=lambda rs: rs.name)
 def test_stored_turn_starts_equal_the_solver(paths, rs):
     """ten_thousand_penalty_start holds W(score, opponent, count, opponent_count) of solve_penalty, every one,
     on both stores; the build record counts them."""
@@ -74,7 +88,7 @@ def test_stored_turn_starts_equal_the_solver(paths, rs):
         with _open(paths, kind) as db:
             rows = db.fetchall("SELECT score, opponent, count, opponent_count, p_win FROM ten_thousand_penalty_start "
                                "WHERE rules = ? AND goal = ? ORDER BY score, opponent, count, opponent_count",
-                               (rs.name, GOAL))
+                               (rs.name, rs.goal))
             assert len(rows) == game.W.size
             worst = max(abs(float(p) - game.start(i // u, j // u, ci, cj)) for i, j, ci, cj, p in rows)
             assert worst <= TOL
@@ -96,11 +110,11 @@ def _sample_states(rs, rows, count, seed):
     return random.Random(seed).sample(_reachable(rs, rows), count)
 
 
-@pytest.mark.parametrize("rs", SETS, ids=lambda rs: rs.name)
+@pytest.mark.parametrize("rs", ALL, ids=lambda rs: rs.name)
 def test_state_equals_the_solvers_turn_values(paths, rs):
     """``state`` with both farkle counts: every solved state sampled (roll states, turn starts, scores below 0,
-    the last count before the penalty) equals the solver's row; banking states the bank value; DuckDB and SQLite
-    give the same bits."""
+    the last count before the penalty; with a last round also turns past the goal that roll on to lead by more)
+    equals the solver's row; banking states the bank value; DuckDB and SQLite give the same bits."""
     _game, rows = _solved(rs.name)
     picks = _sample_states(rs, rows, 60, 24)
     m = rs.farkle_penalty_after
@@ -122,14 +136,26 @@ def test_state_equals_the_solvers_turn_values(paths, rs):
     assert all(a == b for a, b in answers.values())
 
 
-@pytest.mark.parametrize("rs", SETS, ids=lambda rs: rs.name)
+def _bank_value(rs, game, i, j, cj, k2, last):
+    """The solver's worth of banking turn total k2 at (i, j): the opponent's turn start below the goal; at or past it
+    1 (the first to the goal wins) or 1 - the opponent's last turn ``last[lead]`` (twoplayer.last_turn_values)."""
+    u = rs.unit
+    if i + k2 < rs.goal:
+        return 1 - game.start(j // u, (i + k2) // u, cj, 0)
+    return 1.0 if rs.last_round == "first_to_goal_wins" else 1 - float(last[(i + k2 - j) // u])
+
+
+@pytest.mark.parametrize("rs", ALL, ids=lambda rs: rs.name)
 def test_best_ranks_every_keep_by_the_solvers_values(paths, rs):
     """``best`` with both farkle counts: every legal keep of sampled rolls, each worth what the solver's rows
-    give the state it leads to (a roll state's row, else banking), a farkle worth the farkle's target; both
-    stores identical."""
+    give the state it leads to (a roll state's row, else banking: with a last round past the solver's turn-total
+    bound, 1 - the opponent's last turn), a farkle worth the farkle's target; both stores identical."""
+    from dicebase.builder.ten_thousand import twoplayer
+
     game, rows = _solved(rs.name)
     u, m, L = rs.unit, rs.farkle_penalty_after, rs.lowest_score
     P = rs.farkle_penalty
+    last = twoplayer.last_turn_values(rs, game.stats["last_turn_leads"])
     rng = random.Random(7)
     starts = _sample_states(rs, rows, 25, 5)
     for kind in STORES:
@@ -149,31 +175,50 @@ def test_best_ranks_every_keep_by_the_solvers_values(paths, rs):
                 assert len(ans.actions) == len(keeps)
                 for a in ans.actions:
                     k2 = k + a.points
-                    if (k2 >= rs.bank_minimum and i + k2 >= GOAL) or a.dice_after == 0:
-                        want = (1.0 if i + k2 >= GOAL else 1 - game.start(j // u, (i + k2) // u, cj, 0)) \
-                            if k2 >= rs.bank_minimum else farkle
-                    else:
-                        row = rows.get((i, j, ci, cj, k2, a.dice_after, a.triple_after))
-                        want = row[0] if row is not None else 1 - game.start(j // u, (i + k2) // u, cj, 0)
+                    row = rows.get((i, j, ci, cj, k2, a.dice_after, a.triple_after))
+                    if a.dice_after == 0:  # no dice left (no hot dice): banked, or lost below the minimum
+                        want = _bank_value(rs, game, i, j, cj, k2, last) if k2 >= rs.bank_minimum else farkle
+                    elif row is not None:  # a state the solver solved (past the goal too, with a last round)
+                        want = row[0]
+                    else:  # past the solver's turn-total bound: banking
+                        want = _bank_value(rs, game, i, j, cj, k2, last)
                     assert abs(a.value - want) <= TOL, (kind, (i, j, ci, cj, k, n, t), a)
                 values = [a.value for a in ans.actions]
                 assert values == sorted(values, reverse=True)
 
 
-def test_cli_state_and_best_with_farkle_counts(paths):
+@pytest.mark.parametrize("rs", LAST, ids=lambda rs: rs.name)
+def test_a_last_round_rolls_on_past_the_goal(paths, rs):
+    """With a last round a turn past the goal may roll on to lead by more (under first_to_goal_wins it banks at
+    once): the solver has such states, and ``state`` answers each the solver's value and action, both stores."""
+    game, rows = _solved(rs.name)
+    past = [key for key in _reachable(rs, rows)
+            if rows[key][1] and key[0] + key[4] >= rs.goal and key[4] >= rs.bank_minimum]
+    assert past, "no roll past the goal: the test would not test the last round"
+    picks = random.Random(3).sample(past, min(12, len(past)))
+    for kind in STORES:
+        with _open(paths, kind) as db:
+            for i, j, ci, cj, k, n, t in picks:
+                st = db.ten_thousand.state(i, j, k, n, triple=t, rules=rs.name, farkles=[ci, cj])
+                assert abs(st.p_win - rows[(i, j, ci, cj, k, n, t)][0]) <= TOL and st.action == "roll"
+                assert st.bank_value < st.roll_value
+
+
+@pytest.mark.parametrize("rs", (FB, FB_EXCEED), ids=lambda rs: rs.name)
+def test_cli_state_and_best_with_farkle_counts(paths, rs):
     """The commands with --farkles, on both stores the same JSON; a score below 0 (down to the bound)."""
-    _game, rows = _solved(FB.name)
+    _game, rows = _solved(rs.name)
     outs = []
     for kind in STORES:
         db = str(paths[kind]) if kind == "duckdb" else f"sqlite:///{paths[kind]}"
         code, out, err = invoke_cli(["ten-thousand", "state", "--score", "-300", "--opponent", "200", "--farkles",
-                                     "2,1", "--turn-total", "0", "--dice", "6", "--rules", FB.name, "--db", db,
+                                     "2,1", "--turn-total", "0", "--dice", "6", "--rules", rs.name, "--db", db,
                                      "--json"])
         assert code == 0, err
         doc = json.loads(out)
         assert abs(doc["p_win"] - rows[(-300, 200, 2, 1, 0, 6, 0)][0]) <= TOL and doc["farkles"] == [2, 1]
         code, out2, err = invoke_cli(["ten-thousand", "best", "1", "5", "2", "3", "4", "6", "--turn-total", "0",
-                                      "--score", "-300", "--opponent", "200", "--farkles", "2,1", "--rules", FB.name,
+                                      "--score", "-300", "--opponent", "200", "--farkles", "2,1", "--rules", rs.name,
                                       "--db", db, "--json"])
         assert code == 0, err
         outs.append((out, out2))

@@ -183,6 +183,9 @@ def build(ctx, options: dict) -> None:
         if pen is not None:  # issue 24: the turn starts with both farkle counts, in key order
             with ctx.step(f"{name}: write the two-player turn starts with farkle counts"):
                 _write_penalty(ctx, rs, pen, duel_goal(rs, goal_option))
+                if rs.last_round != "first_to_goal_wins":  # the last turn a bank at the goal leaves, every lead
+                    E = twoplayer.exceed_table(rs, pen.stats["last_turn_leads"] + 1 + pen.stats["bank_minimum_units"])
+                    _write_last_turn(ctx, rs, E, dice_of, triple_of)  # the solve used (lookups read it)
         ctx.note(f"{name}", {
             "solitaire_expected_turn_points": float(sol_start * rs.unit),
             **({"two_player_p1_win": float(duel.W[0, rs.compensation // rs.unit]),
@@ -216,6 +219,43 @@ def _write_penalty(ctx, rs: RuleSet, pen, goal: int) -> None:
         "opponent_count": cj.ravel().astype(np.int64),
         "p_win": pen.W.ravel().astype(float),
     })
+
+
+def _write_last_turn(ctx, rs: RuleSet, E, dice_of, triple_of) -> None:
+    """ten_thousand_exceed (both policies, from the optimal table ``E`` of the solve) and, where last-turn ties are
+    shared, ten_thousand_last_turn: what a bank at or past the goal leaves the opponent (issue 24: also written
+    for a penalty rule set with a last round, whose lookups take the last turn from them)."""
+    from .twoplayer import exceed_table
+
+    u, name = rs.unit, rs.name
+    live = np.flatnonzero(dice_of > 0)  # not NO_DICE: nothing more can be gained there
+    S = live.size
+    for policy, table in (("optimal", E), ("seed004", exceed_table(rs, E.shape[0] - 1, keep="max_dice"))):
+        first = layout.GRID_STEP[layout.EXCEED.name][1]  # a dense grid from its first need, by class
+        m, ss = np.divmod(np.arange(first * S, table.shape[0] * S), S)
+        ss = live[ss]
+        ctx.write(layout.EXCEED.name, {
+            "rules": name,
+            "policy": policy,
+            "need": m * u,
+            "dice": dice_of[ss],
+            "triple": triple_of[ss],
+            "p_exceed": table[first:][:, live].ravel(),
+        })
+    if rs.last_round == "others_one_turn_ties_shared":  # issue 24: the last turn's tie-aware values
+        from .twoplayer import tie_table
+
+        Q = tie_table(rs, E.shape[0] - 1)  # the needs of the exceed table, 0..M units
+        first = layout.GRID_STEP[layout.LAST_TURN.name][1]
+        m, ss = np.divmod(np.arange(first * S, Q.shape[0] * S), S)
+        ss = live[ss]
+        ctx.write(layout.LAST_TURN.name, {  # need m units: more than m - 1 to pass, m - 1 ties: Q(m - 1)
+            "rules": name,
+            "need": m * u,
+            "dice": dice_of[ss],
+            "triple": triple_of[ss],
+            "p_win": Q[m - 1, ss],
+        })
 
 
 def _duel_objective(rs: RuleSet) -> str:
@@ -305,36 +345,7 @@ def _write_duel(ctx, rs: RuleSet, duel, goal: int, dice_of, triple_of) -> None:
         "row_count": row_count,
         "p_start": p_start,
     })
-    from .twoplayer import exceed_table
-
-    live = np.flatnonzero(dice_of > 0)  # not NO_DICE: nothing more can be gained there
-    S = live.size
-    for policy, E in (("optimal", duel.exceed), ("seed004", exceed_table(rs, duel.exceed.shape[0] - 1, keep="max_dice"))):
-        first = layout.GRID_STEP[layout.EXCEED.name][1]  # a dense grid from its first need, by class
-        m, ss = np.divmod(np.arange(first * S, E.shape[0] * S), S)
-        ss = live[ss]
-        ctx.write(layout.EXCEED.name, {
-            "rules": name,
-            "policy": policy,
-            "need": m * u,
-            "dice": dice_of[ss],
-            "triple": triple_of[ss],
-            "p_exceed": E[first:][:, live].ravel(),
-        })
-    if rs.last_round == "others_one_turn_ties_shared":  # issue 24: the last turn's tie-aware values
-        from .twoplayer import tie_table
-
-        Q = tie_table(rs, duel.exceed.shape[0] - 1)  # the needs of the exceed table, 0..M units
-        first = layout.GRID_STEP[layout.LAST_TURN.name][1]
-        m, ss = np.divmod(np.arange(first * S, Q.shape[0] * S), S)
-        ss = live[ss]
-        ctx.write(layout.LAST_TURN.name, {  # need m units: more than m - 1 to pass, m - 1 ties: Q(m - 1)
-            "rules": name,
-            "need": m * u,
-            "dice": dice_of[ss],
-            "triple": triple_of[ss],
-            "p_win": Q[m - 1, ss],
-        })
+    _write_last_turn(ctx, rs, duel.exceed, dice_of, triple_of)
     # the start of the rule set: the first player at 0, the second at its compensation (issue 24); H is seed
     # 004's player: heur_h has H to move (seat 1), heur_o the optimal player to move with H second (seat 2)
     c = rs.compensation // u

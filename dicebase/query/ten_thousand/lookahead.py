@@ -221,13 +221,19 @@ class PenaltyTurn:
     """One turn of the two-player game with a consecutive-farkle penalty (issue 24), from the stored turn starts
     (ten_thousand_penalty_start): every state (turn total, dice, triple) of the turn of the player at ``i`` with
     ``ci`` farkles in a row against ``j`` with ``cj``, by one turn's recursion over the turn totals descending, as
-    twoplayer.solve_penalty values it under first_to_goal_wins: a bank of T >= the bank minimum is worth
-    1 - W(j, i + T, cj, 0), 1 at the goal; a farkle 1 - W(j, i, cj, ci + 1), or on the m-th in a row
-    1 - W(j, max(i - P, L), cj, 0 or m - 1).  Pure Python (the lookup path has no numpy)."""
+    twoplayer.solve_penalty values it: a bank of T >= the bank minimum is worth 1 - W(j, i + T, cj, 0) below the
+    goal; at or past it 1 under first_to_goal_wins, else ``1 - v[lead]`` (``last``: the opponent's last turn,
+    twoplayer.last_turn_values, from the stored ten_thousand_exceed / ten_thousand_last_turn); a farkle
+    1 - W(j, i, cj, ci + 1), or on the m-th in a row 1 - W(j, max(i - P, L), cj, 0 or m - 1).  With a last round
+    a turn past the goal may roll on to lead by more; it banks from the solver's turn-total bound on (kernels.pen_kmax:
+    the first lead d with v[d] <= pf_min (1 - farkle), where no roll can beat banking), so the values are the
+    solver's.  Pure Python (the lookup path has no numpy)."""
 
-    def __init__(self, q, rules: str, goal: int, i: int, j: int, ci: int, cj: int, starts: dict):
+    def __init__(self, q, rules: str, goal: int, i: int, j: int, ci: int, cj: int, starts: dict,
+                 last: tuple | None = None):
         rs = q._rule_set(rules)
-        self.q, self.rules, self.goal, self.i = q, rules, goal, i
+        self.q, self.rules, self.goal, self.i, self.j = q, rules, goal, i, j
+        self.last = None if last is None else last[0]  # v[d], d = lead in units (None: first to the goal wins)
         self.unit = unit = rs.unit
         self.bm = max(1, -(-rs.bank_minimum // unit)) * unit
         m, P = rs.farkle_penalty_after, -(-rs.farkle_penalty // unit) * unit
@@ -237,7 +243,14 @@ class PenaltyTurn:
         else:
             self.farkle_to = (max(i - P, rs.lowest_score), 0 if rs.farkle_count_reset == "after_penalty" else m - 1)
         self.farkle = 1.0 - self._start(*self.farkle_to)
-        self.top = max(goal - i, self.bm)  # from this turn total on every class banks and wins
+        self.top = max(goal - i, self.bm)  # from this turn total on every class banks (and wins: first to the goal)
+        if last is not None:  # the solver's bound: a roll is worth at most 1 - pf(s) (1 - farkle), a bank 1 - v[d]
+            level = last[1] * (1.0 - self.farkle)
+            d = next((x for x, v in enumerate(self.last) if v <= level), None)
+            if d is None:
+                raise NotInDatabase(f"ten_thousand_exceed of {rules!r} is too short for the turn-total bound of a last "
+                                    f"round; rebuild: {q.rebuild_command()}")
+            self.top = max(self.top, d * unit + j - i)
         self.values: dict = {}  # (k, n, t) -> (value, action)
         self.low = self.top  # values are known from this turn total on
 
@@ -252,7 +265,15 @@ class PenaltyTurn:
         """The value of banking turn total ``k`` (None: below the bank minimum, or a turn start)."""
         if k <= 0 or k < self.bm:
             return None
-        return 1.0 if self.i + k >= self.goal else 1.0 - self._start(self.i + k, 0)
+        if self.i + k < self.goal:
+            return 1.0 - self._start(self.i + k, 0)
+        if self.last is None:
+            return 1.0
+        lead = (self.i + k - self.j) // self.unit
+        if lead >= len(self.last):
+            raise NotInDatabase(f"ten_thousand_exceed of {self.rules!r} lacks the last turn {lead * self.unit} points "
+                                f"behind; rebuild: {self.q.rebuild_command()}")
+        return 1.0 - self.last[lead]
 
     def outcome(self, k: int, points: int, da: int, ta: int) -> tuple[float, str]:
         """(value, then) of a keep of ``points`` leading to (da, ta) from turn total ``k``."""
@@ -273,7 +294,7 @@ class PenaltyTurn:
     def value(self, k: int, n: int, t: int) -> tuple[float, str]:
         """(value, optimal action) of the pre-roll state (k, n, t); banking wins ties."""
         if k >= self.top:
-            return 1.0, "bank"
+            return self.bank(k), "bank"
         self._fill(k)
         return self.values[(k, n, t)]
 

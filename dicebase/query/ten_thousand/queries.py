@@ -68,6 +68,7 @@ class Queries(Lookahead):
         self._bonus_tails: dict[str, float] = {}  # rules -> see _bonus_tail
         self._ties_checked: set[str] = set()  # rules whose ten_thousand_last_turn rows were found
         self._penalty_starts: dict[tuple, dict] = {}  # (rules, goal, score, count) -> see _penalty_turn
+        self._penalty_last: dict[str, tuple] = {}  # rules -> see _penalty_last_turn
         self._odds: dict[tuple[str, int, int], list[OddsRow]] | None = None
         self._lookaheads: dict[tuple, object] = {}  # (rules, dice, triple) -> see _lookahead
         self._n = None  # the N-player lookups (see n)
@@ -531,10 +532,6 @@ class Queries(Lookahead):
         if goal is None:  # the two-player game of this rule set was not built: say how to add it
             self.goal(rules)
             raise NotInDatabase(f"the two-player game of {rules!r} is not built; rebuild: {self.rebuild_command()}")
-        if rs.last_round != "first_to_goal_wins":
-            raise BadInput(f"two-player lookups with a farkle penalty answer rule sets where the first to bank the "
-                           f"goal wins; {rules!r} has last_round = {rs.last_round} (its turn starts are stored, "
-                           "ten_thousand_penalty_start)")
         goal, unit, m = int(goal), rs.unit, rs.farkle_penalty_after
         if farkles is None:
             raise BadInput(f"rule set {rules!r} has a consecutive-farkle penalty: give both players' farkle counts "
@@ -549,14 +546,16 @@ class Queries(Lookahead):
         counts = [_int(c, "--farkles", f"a whole number 0-{m - 1}") for c in farkles]
         if len(counts) != 2 or any(not 0 <= c < m for c in counts):
             raise BadInput(f"--farkles must be two counts A,B from 0 to {m - 1} (farkles in a row: the mover's, "
-                           f"the opponent's; the {m}th costs the penalty), got {clip(farkles)}")
+                           f"the opponent's; the {m}{ {1: 'st', 2: 'nd', 3: 'rd'}.get(m, 'th')} costs the penalty), got {clip(farkles)}")
         lo = rs.lowest_score
         scores = []
         for value, what in ((score, "--score"), (opponent, "--opponent")):
             v = _int(value, what, f"a multiple of {unit} from {lo} to {goal - unit}")
             if v < lo or v >= goal or v % unit:
+                ends = (f"in {rules} the first player to bank {goal} wins" if rs.last_round == "first_to_goal_wins"
+                        else f"{rules} is played to {goal}")
                 raise BadInput(f"{what} must be a multiple of {unit} from {lo} (the rule set's lowest_score) to "
-                               f"{goal - unit} (in {rules} the first player to bank {goal} wins), got {v}")
+                               f"{goal - unit} ({ends}), got {v}")
             scores.append(v)
         return goal, scores[0], scores[1], counts[0], counts[1]
 
@@ -582,7 +581,31 @@ class Queries(Lookahead):
             if len(self._penalty_starts) > 64:  # a connection remembers a few opponents' turn starts
                 self._penalty_starts.clear()
             self._penalty_starts[key] = starts
-        return PenaltyTurn(self, rules, goal, i, j, ci, cj, starts)
+        return PenaltyTurn(self, rules, goal, i, j, ci, cj, starts, self._penalty_last_turn(rules))
+
+    def _penalty_last_turn(self, rules: str) -> tuple | None:
+        """(v, pf_min) of a penalty rule set with a last round, None under first_to_goal_wins: v[d] what the last
+        turn is worth to the opponent d units behind after a bank at or past the goal (twoplayer.last_turn_values:
+        ten_thousand_exceed at need max(lead + unit, bank minimum), or ten_thousand_last_turn where ties are shared
+        and the lead is at least the bank minimum), every lead the build stored; pf_min the least farkle chance of a
+        class (ten_thousand_classes), for the solver's turn-total bound.  Remembered per connection."""
+        rs = self._rule_set(rules)
+        if rs.last_round == "first_to_goal_wins":
+            return None
+        if rules not in self._penalty_last:
+            from dicebase.query.ten_thousand.stored import MAX_NEED
+
+            unit, start = self._shape(rules)
+            column = self._stored.exceed_start(rules, unit, MAX_NEED)
+            v = []
+            while (got := column.get((self._last_need(rules, len(v) * unit), start, 0))) is not None:
+                v.append(float(got))
+            if not v:
+                raise NotInDatabase(f"the file lacks the last turn of {rules!r} (ten_thousand_exceed, written for a "
+                                    f"penalty rule set with a last round since issue 24); rebuild: "
+                                    f"{self.rebuild_command()}")
+            self._penalty_last[rules] = (v, min(p for p, _low in self.classes(rules).values()))
+        return self._penalty_last[rules]
 
     def _penalty_state(self, rules: str, score, opponent, farkles, k: int, n: int, t: int) -> PenaltyState:
         goal, i, j, ci, cj = self._penalty_args(rules, score, opponent, farkles)
@@ -594,7 +617,10 @@ class Queries(Lookahead):
         return PenaltyState(rules, goal, i, j, k, n, t, False, p, action, roll, bank,
                             f"farkle penalty: this turn by one turn's recursion from the opponent's turn starts "
                             f"(ten_thousand_penalty_start, score = {j}, count = {cj}); a bank of T is worth 1 - "
-                            f"W({j}, {i} + T, {cj}, 0), 1 at the goal; a farkle 1 - W({j}, {fs}, {cj}, {fc})",
+                            f"W({j}, {i} + T, {cj}, 0), "
+                            + ("1 at the goal" if turn.last is None else
+                               "at the goal 1 - the opponent's last turn (ten_thousand_exceed)")
+                            + f"; a farkle 1 - W({j}, {fs}, {cj}, {fc})",
                             [ci, cj])
 
     def _penalty_best(self, rules: str, rule: dict, faces: list, roll: str, n: int, t: int, k: int,
