@@ -459,11 +459,14 @@ def ten_thousand(server, request: Request) -> Response:
     }
     odds_dice = _int(q.get("odds_dice"), 6)
     answer, error = None, None
+    penalty = _penalty_counts(variants[rules_name], q)  # issue 24: both farkle counts of a penalty rule set
     nplayer = _ten_thousand_n(server, q, rules_name, rolled)  # N players (issue 21): the players control
     if nplayer["players"] != 2 or nplayer["error"]:
         error = nplayer["error"]
     elif rolled:
-        answer, error = _lookup(server, "/api/v1/ten-thousand/best", {"dice": rolled, **state, "rules": rules_name})
+        two = penalty and state["score"] is not None and state["opponent"] is not None
+        answer, error = _lookup(server, "/api/v1/ten-thousand/best", {"dice": rolled, **state, "rules": rules_name,
+                                                                      "farkles": penalty["farkles"] if two else None})
     elif q.get("dice"):
         error = "type the faces rolled, 1 to 6 of them, each 1-6 (e.g. 1 1 5 2 3 4)"
     odds, odds_error = _lookup(server, "/api/v1/ten-thousand/odds", {"dice": odds_dice, "rules": rules_name})
@@ -474,11 +477,25 @@ def ten_thousand(server, request: Request) -> Response:
         "rules_words": rules_words,
         "title": "10,000 advisor",
         "variants": variants, "rules_name": rules_name, "rolled": rolled, "dice_text": " ".join(map(str, rolled)),
-        "state": state, "goal": goal, "answer": answer, "error": error,
+        "state": state, "goal": goal, "answer": answer,
         "odds_dice": odds_dice, "odds": odds, "odds_error": odds_error, "thresholds": thresholds,
         "figures": Figures.for_game("ten_thousand"),
+        "penalty": penalty,
         **nplayer,
+        "error": error,  # after the N-player keys: their "error" (None with 2 players) hid the lookup's line
     })
+
+
+def _penalty_counts(variant: dict, q) -> dict | None:
+    """A rule set with a consecutive-farkle penalty whose two-player game is built (issue 24): the counts the
+    page offers (0..after - 1), the farkles in a row asked (yours, the opponent's; a count out of range goes to
+    the lookup, which says what is allowed), the penalty and the lowest score.  None for any other rule set."""
+    rules, two = variant.get("rules") or {}, (variant.get("solver") or {}).get("two_player") or {}
+    if not rules.get("farkle_penalty") or "goal_points" not in two:
+        return None
+    return {"after": int(rules.get("farkle_penalty_after", 3)), "points": int(rules["farkle_penalty"]),
+            "lowest": int(rules.get("lowest_score", 0)),
+            "farkles": [_int(q.get("farkles"), 0), _int(q.get("opponent_farkles"), 0)]}
 
 
 def _ten_thousand_n(server, q, rules_name: str, rolled: list[int]) -> dict:
