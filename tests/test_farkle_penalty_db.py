@@ -119,6 +119,7 @@ def test_state_equals_the_solvers_turn_values(paths, rs):
     picks = _sample_states(rs, rows, 60, 24)
     m = rs.farkle_penalty_after
     picks += [key for key in rows if key[4] == 0 and key[5:] == (rs.dice, 0) and key[0] < 0 and key[2] == m - 1][:10]
+    picks = list(dict.fromkeys(picks))  # a turn start below 0 may be sampled too
     answers = {}
     for kind in STORES:
         with _open(paths, kind) as db:
