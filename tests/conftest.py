@@ -45,10 +45,42 @@ def built_db(tmp_path_factory):
             if not path.exists():
                 merged = {g: {**getattr(registry.load(g), "TEST_OPTIONS", {}), **options.get(g, {})} for g in games}
                 folder.mkdir(exist_ok=True)
-                pipeline.build(list(games), f"{kind}:///{path}", quiet=True, options=merged)
+                with _recording_read_backs(folder / READ_BACKS):  # for read_backs(path), below
+                    pipeline.build(list(games), f"{kind}:///{path}", quiet=True, options=merged)
         return path
 
     return factory
+
+
+# -- the checksums a built_db build read back (tests/test_build_checksums.py) ---------------------------
+READ_BACKS = "read-backs.json"
+
+
+@contextlib.contextmanager
+def _recording_read_backs(record: Path):
+    """While a built_db build runs: every table whose checksum the pipeline reads back from the stored
+    rows (``pipeline.stored_table_checksum``, instead of the one computed from the appended rows) is
+    recorded, the call itself unchanged, and the list written to ``record`` once the build is done."""
+    from dicebase.builder import pipeline
+
+    tables, real = [], pipeline.stored_table_checksum
+
+    def recorded(con, store, table, columns):
+        tables.append(table)
+        return real(con, store, table, columns)
+
+    pipeline.stored_table_checksum = recorded
+    try:
+        yield
+    finally:
+        pipeline.stored_table_checksum = real
+    record.write_text(json.dumps(tables))
+
+
+def read_backs(path: Path) -> list[str]:
+    """The tables whose checksums the build of ``built_db``'s database ``path`` read back from the
+    stored rows (empty: every checksum came from the appended rows).  No record is an error."""
+    return json.loads((Path(path).parent / READ_BACKS).read_text())
 
 
 def invoke_cli(args: list[str]) -> tuple[int, str, str]:
