@@ -76,22 +76,33 @@ def test_text_encoding_joined_in_c_is_the_documented_bytes():
     assert encode(np.array(["a", None], dtype=object), "text") == b"a\x00\xff"
 
 
-@pytest.mark.parametrize("store", ["duckdb", "sqlite"])
-def test_every_table_of_every_game_gets_its_checksum_without_reading_it_back(tmp_path, store, monkeypatch):
-    """Every table of a test build: the checksum recorded equals the formula over the stored rows,
-    and the build computed it from the appended rows (stored_table_checksum never called)."""
-    from dicebase.builder import pipeline, registry
+@pytest.fixture(params=["duckdb", "sqlite"])
+def test_builds(built_db, request):
+    """(store, {game: path}): each game's test build (its TEST_OPTIONS) in one store: the session's
+    shared databases, which other test files read too, instead of a build of this test's own."""
+    from dicebase.builder import registry
 
-    read_back = []
-    monkeypatch.setattr(pipeline, "stored_table_checksum", lambda con, s, table, cols: read_back.append(table))
-    path = tmp_path / f"all.{store}"
-    options = {g: getattr(registry.load(g), "TEST_OPTIONS", {}) for g in registry.GAMES}
-    pipeline.build(None, f"{store}:///{path}", quiet=True, options=options)
-    assert read_back == []
-    with dicebase.open(f"{store}:///{path}") as db:
-        recorded = db.fetchall("SELECT table_name, checksum FROM build_tables ORDER BY table_name")
-        assert len(recorded) > 20
-        for table, checksum in recorded:
-            columns = [(n, t, bool(k)) for n, t, k in db.fetchall(
-                "SELECT column_name, data_type, is_key FROM schema_columns WHERE table_name = ? ORDER BY position", (table,))]
-            assert db.call(lambda con: stored_table_checksum(con, store, table, columns)) == checksum, table
+    return request.param, {game: built_db((game,), request.param) for game in registry.GAMES}
+
+
+def test_every_table_of_every_game_gets_its_checksum_without_reading_it_back(test_builds):
+    """Every table of the test builds: the checksum recorded equals the formula over the stored rows,
+    and the build computed it from the appended rows (conftest records every call the build made to
+    pipeline.stored_table_checksum: none)."""
+    from conftest import read_backs
+
+    store, paths = test_builds
+    recorded = {}
+    for game, path in paths.items():
+        assert read_backs(path) == [], game
+        # whole-table reads: no 60 s query limit (a loaded machine passed it in SQLite)
+        with dicebase.open(f"{store}:///{path}", timeout=None) as db:
+            tables = db.fetchall("SELECT table_name, checksum FROM build_tables ORDER BY table_name")
+            assert tables and {g for (g,) in db.fetchall("SELECT game FROM build_tables")} == {game}
+            for table, checksum in tables:
+                columns = [(n, t, bool(k)) for n, t, k in db.fetchall(
+                    "SELECT column_name, data_type, is_key FROM schema_columns WHERE table_name = ? ORDER BY position",
+                    (table,))]
+                assert db.call(lambda con: stored_table_checksum(con, store, table, columns)) == checksum, table
+                recorded[table] = checksum
+    assert len(recorded) > 20
