@@ -7,6 +7,7 @@ database files must be byte-for-byte unchanged afterwards.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import inspect
 import math
@@ -109,15 +110,20 @@ def test_cli_junk_is_one_line_exit_0_or_2(path, command, databases, run_cli, tmp
     check()
 
 
-def _api_targets(db):
-    """(label, bound method) for every public method of the database and its games' query objects."""
+GAME_QUERIES = ("threes", "rolled_ones", "ten_thousand")
+
+
+def _api_targets(dbs):
+    """(label, bound methods) for every public method of the database and of its games' query objects:
+    a game's methods bound on that game's database, the database's own on each of them (a draw or the
+    sweep picks among them)."""
     targets = []
-    for owner_name, owner in (("db", db), ("threes", db.threes), ("rolled_ones", db.rolled_ones),
-                              ("ten_thousand", db.ten_thousand)):
-        for name, member in inspect.getmembers(owner, inspect.ismethod):
+    for owner_name in ("db", *GAME_QUERIES):
+        owners = list(dbs.values()) if owner_name == "db" else [getattr(dbs[owner_name], owner_name)]
+        for name, _ in inspect.getmembers(owners[0], inspect.ismethod):
             if name.startswith("_") or name in ("close", "interrupt"):
                 continue
-            targets.append((f"{owner_name}.{name}", member))
+            targets.append((f"{owner_name}.{name}", [getattr(owner, name) for owner in owners]))
     return targets
 
 
@@ -131,32 +137,32 @@ junk_values = st.one_of(
 
 
 @pytest.fixture(scope="module")
-def all_games_db(built_db, tmp_path_factory):
-    from dicebase.builder import pipeline
-
-    path = tmp_path_factory.mktemp("fuzz") / "all.duckdb"
-    pipeline.build(["threes", "rolled_ones", "ten_thousand"], f"duckdb:///{path}", quiet=True,
-                   options={"threes": {"max_players": 2}, "ten_thousand": {"goal": 300}})
-    sqlite_path = path.with_suffix(".sqlite")
-    with dicebase.open(path) as db:
-        from dicebase.builder.export import export
-
-        export(db, "sqlite", sqlite_path)
-    paths = [path, sqlite_path]
-    before = [digest(p) for p in paths]
+def game_dbs(built_db):
+    """Per store, each game's test database: the session's shared builds (TEST_OPTIONS), which other
+    test files read too, instead of a private build of all three games into one file."""
+    paths = {store: {game: built_db((game,), store) for game in GAME_QUERIES} for store in ("duckdb", "sqlite")}
+    before = {store: [digest(p) for p in files.values()] for store, files in paths.items()}
     yield paths
-    assert [digest(p) for p in paths] == before, "a fuzzed API call changed a database file"
+    assert {store: [digest(p) for p in files.values()] for store, files in paths.items()} == before, \
+        "a fuzzed API call changed a database file"
 
 
-@pytest.mark.parametrize("store", [0, 1], ids=["duckdb", "sqlite"])
-def test_api_junk_returns_or_raises_a_dicebase_error(all_games_db, store):
-    with dicebase.open(all_games_db[store]) as db:
-        targets = _api_targets(db)
+@contextlib.contextmanager
+def opened(files: dict, store: str):
+    with contextlib.ExitStack() as stack:
+        yield {game: stack.enter_context(dicebase.open(f"{store}:///{path}")) for game, path in files.items()}
+
+
+@pytest.mark.parametrize("store", ["duckdb", "sqlite"])
+def test_api_junk_returns_or_raises_a_dicebase_error(game_dbs, store):
+    with opened(game_dbs[store], store) as dbs:
+        targets = _api_targets(dbs)
 
         @API_FUZZ
         @given(data=st.data())
         def check(data):
-            label, method = data.draw(st.sampled_from(targets))
+            label, methods = data.draw(st.sampled_from(targets))
+            method = data.draw(st.sampled_from(methods))
             params = [p for p in inspect.signature(method).parameters.values()
                       if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
             kwargs = {p.name: data.draw(junk_values) for p in params
@@ -176,14 +182,14 @@ JUNK_EXAMPLES = [None, True, 0, -1, 10**40, 1.5, math.nan, "", "x", b"x", "class
                  "SELECT 1", "shared", "fixed-hold-at", [], [1, 2], [9, 9, 9], {}, {"a": 1}, (1, "a")]
 
 
-@pytest.mark.parametrize("store", [0, 1], ids=["duckdb", "sqlite"])
-def test_every_parameter_takes_every_kind_of_junk(all_games_db, store):
+@pytest.mark.parametrize("store", ["duckdb", "sqlite"])
+def test_every_parameter_takes_every_kind_of_junk(game_dbs, store):
     """Deterministic, beside the random hunt above: each parameter of each public method, one at
     a time (the others 0 or their default), given each kind of junk, returns or raises a
     DicebaseError (e.g. ``holds_solitaire(variant=[])`` raised TypeError)."""
     failed = []
-    with dicebase.open(all_games_db[store]) as db:
-        for label, method in _api_targets(db):
+    with opened(game_dbs[store], store) as dbs:
+        for label, method in [(label, m) for label, methods in _api_targets(dbs) for m in methods]:
             params = [p for p in inspect.signature(method).parameters.values()
                       if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
             required = {p.name: 0 for p in params if p.default is inspect.Parameter.empty}
