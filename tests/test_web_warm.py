@@ -11,6 +11,7 @@ unchanged.  No timing is asserted.
 from __future__ import annotations
 
 import json
+import os
 import re
 import signal
 import subprocess
@@ -136,7 +137,7 @@ def test_duckdb_lookups_run_on_one_duckdb_thread(files):
 def test_serve_says_when_each_process_has_warmed_its_database(files, kind, workers):
     proc = subprocess.Popen([sys.executable, "-m", "dicebase", "serve", "--port", "0", "--workers", workers,
                              "--db", f"{kind}:///{files[kind]}"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True)
+                            text=True, start_new_session=True)
     try:
         line = proc.stdout.readline()
         assert " at http://127.0.0.1:" in line, line + proc.stderr.read()
@@ -146,7 +147,12 @@ def test_serve_says_when_each_process_has_warmed_its_database(files, kind, worke
             assert json.load(reply)["best"]["keep"] == [3]
     finally:
         proc.send_signal(signal.SIGINT)
-        out, err = proc.communicate(timeout=60)
+        try:
+            out, err = proc.communicate(timeout=60)
+        except subprocess.TimeoutExpired:  # leave no server (nor its worker processes) behind
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.communicate()
+            raise
     assert all(WARM_LINE.fullmatch(x) for x in warmed), warmed
     assert proc.returncode == 0 and out.strip() == "dicebase: stopped" and err == ""
 
