@@ -52,6 +52,10 @@ MIN_CHUNK = 8
 ATTEMPTS = 4
 #: Seconds between checks, while a level's tasks run, that the data they read is still on the cluster.
 POLL_SECONDS = 1.0
+#: A broadcast that takes longer than this (plus its size at SCATTER_BYTES_PER_SECOND) is tried again:
+#: one to a worker killed under it can otherwise wait for ever (a fresh-clone suite run hung there once).
+SCATTER_SECONDS = 60.0
+SCATTER_BYTES_PER_SECOND = 5e6
 #: Seconds to wait for a scheduler to answer.
 CONNECT_TIMEOUT = 5
 
@@ -161,6 +165,13 @@ _TABLES: dict[str, _Table] = {}
 _TABLES_LOCK = threading.Lock()
 
 
+def _nbytes(value) -> int:
+    """The array bytes of a broadcast value (a level's delta, or the fixed inputs: 0 when not arrays)."""
+    if isinstance(value, tuple):
+        return sum(getattr(v, "nbytes", 0) for v in value)
+    return 0
+
+
 def _delta_name(token: str, index: int) -> str:
     """The name the driver publishes level ``index``'s delta under (Dask's published datasets)."""
     return f"{token}-level-{index}"
@@ -257,10 +268,11 @@ class DaskRunner:
         """``value`` scattered to every worker, as one object.  A worker that dies during the scatter
         closes its stream (an OSError): the scheduler drops it in a moment, so wait and scatter again
         to the workers there are then (:data:`ATTEMPTS` tries)."""
+        seconds = SCATTER_SECONDS + _nbytes(value) / SCATTER_BYTES_PER_SECOND
         for attempt in range(ATTEMPTS):
             try:
-                return self.client.scatter([value], broadcast=True, hash=False)[0]
-            except OSError:
+                return self.client.scatter([value], broadcast=True, hash=False, timeout=seconds)[0]
+            except (OSError, TimeoutError):  # TimeoutError: a broadcast to a worker killed under it never ends
                 if attempt == ATTEMPTS - 1:
                     raise
                 time.sleep(0.5 * (attempt + 1))
