@@ -1,4 +1,5 @@
-"""What every game's bots share: reading a table into numpy arrays, 95% intervals, seat names."""
+"""What every game's bots share: reading a table into numpy arrays, the N-seat cycle of turn starts,
+95% intervals, seat names."""
 
 from __future__ import annotations
 
@@ -14,6 +15,22 @@ def arrays(db, sql: str, params: tuple = ()) -> dict[str, np.ndarray]:
     names, rows = db.columns(sql, params)
     cols = list(zip(*rows)) if rows else [() for _ in names]
     return {n: np.array(c, dtype=object if c and isinstance(c[0], str) else None) for n, c in zip(names, cols)}
+
+
+def solve_cycles(a: list[np.ndarray], b: list[np.ndarray]) -> list[np.ndarray]:
+    """The turn starts of every tuple of a level, each seat's turn written ``V_m = a_m + b_m V_{m+1}``
+    (``a_m`` [tuples, N]: the lineup's win vector when the turn passes on by a score; ``b_m`` [tuples]: its
+    chance to end with nothing, the same tuple to the next seat), seats in order, wrapping: ``V_0`` in
+    closed form, then ``V_{N-1} .. V_1`` (the vectorised :func:`dicebase.builder.equilibrium_kernels.solve_cycle`)."""
+    N = len(a)
+    acc, prod = np.zeros_like(a[0]), np.ones(len(b[0]))
+    for m in range(N):
+        acc += prod[:, None] * a[m]
+        prod = prod * b[m]
+    V = [acc / (1.0 - prod)[:, None]] + [None] * (N - 1)
+    for m in range(N - 1, 0, -1):
+        V[m] = a[m] + b[m][:, None] * V[(m + 1) % N]
+    return V
 
 
 def wilson(successes: float, trials: int, z: float = 1.959963984540054) -> tuple[float, float]:

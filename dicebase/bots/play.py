@@ -655,17 +655,9 @@ def _nkeep_text(keep: list[int], points: int, n: int, dice_after: int, triple_af
 
 
 def _optimal_keep(engine, rng, faces, score, m, k, triple):
-    options = engine.keeps(tuple(faces), tuple(score), m, k, triple)
-    if not options:
+    pick = engine.draw_keep(tuple(faces), tuple(score), m, k, triple, rng)  # a stored mixing drawn
+    if pick is None:
         return None
-    pick = options[0]
-    if pick[0] < 1.0:  # the equilibrium randomises between two keeps: drawn with the stored probability
-        u, acc = rng.random(), 0.0
-        for opt in options:
-            acc += opt[0]
-            if u < acc:
-                pick = opt
-                break
     _p, points, dice_after, triple_after = pick
     kept = _kept_faces(engine.rules, faces, triple, points, dice_after, triple_after)
     return points, dice_after, triple_after, _nkeep_text(kept, points, len(faces), dice_after, triple_after,

@@ -31,7 +31,7 @@ from functools import cached_property
 
 import numpy as np
 
-from dicebase.bots.base import arrays
+from dicebase.bots.base import arrays, solve_cycles
 from dicebase.bots.rolled_ones import COLUMNS, TAIL
 from dicebase.errors import BadInput, NotInDatabase
 
@@ -352,13 +352,8 @@ class RolledOnesN:
                 a.append((T[:, 1:len(g) + 1, None] * nxt).sum(axis=1))
                 b.append(T[:, 0])
             # the cycle of busts: V_m = a_m + b_m V_{m+1}, seats in order, wrapping
-            acc, prod = np.zeros_like(a[0]), np.ones(len(at))
-            for m in range(N):
-                acc += prod[:, None] * a[m]
-                prod = prod * b[m]
-            V[0, at] = acc / (1 - prod)[:, None]
-            for m in range(N - 1, 0, -1):
-                V[m, at] = a[m] + b[m][:, None] * V[(m + 1) % N, at]
+            for m, v in enumerate(solve_cycles(a, b)):
+                V[m, at] = v
         return V
 
     # -- simulation -------------------------------------------------------------------------------

@@ -39,7 +39,7 @@ from functools import cached_property
 
 import numpy as np
 
-from dicebase.bots.base import arrays
+from dicebase.bots.base import arrays, solve_cycles
 from dicebase.errors import BadInput, NotInDatabase
 from dicebase.rules.ten_thousand import RuleSet, legal_keeps
 
@@ -470,13 +470,8 @@ class TenThousandN:
                 A, Bf = (self._optimal_turn if bots[m] == "optimal" else self._fixed_turn)(bots, m, at, s, V, E)
                 a.append(A)
                 b.append(Bf)
-            acc, prod = np.zeros_like(a[0]), np.ones(len(at))
-            for m in range(N):
-                acc += prod[:, None] * a[m]
-                prod = prod * b[m]
-            V[0, at] = acc / (1.0 - prod)[:, None]
-            for m in range(N - 1, 0, -1):
-                V[m, at] = a[m] + b[m][:, None] * V[(m + 1) % N, at]
+            for m, v in enumerate(solve_cycles(a, b)):
+                V[m, at] = v
         return V
 
     def _next(self, bots, m, at, s, V, E, k) -> np.ndarray:
@@ -569,18 +564,24 @@ class TenThousandN:
             if q < 1.0 and (q <= 0.0 or rng.random() >= q):
                 return scores[m] + k
             faces = tuple(sorted(int(f) for f in rng.integers(1, FACES + 1, size=dice)))
-            options = self.keeps(faces, scores, m, k, triple)
-            if not options:
+            pick = self.draw_keep(faces, scores, m, k, triple, rng)
+            if pick is None:
                 return scores[m]
-            pick = options[0]
-            if pick[0] < 1.0:
-                u, acc = rng.random(), 0.0
-                for opt in options:
-                    acc += opt[0]
-                    if u < acc:
-                        pick = opt
-                        break
             k, dice, triple = k + pick[1], pick[2], pick[3]
+
+    def draw_keep(self, faces: tuple, scores: tuple, m: int, k: int, triple: int, rng: np.random.Generator):
+        """The optimal seat's keep of a roll, as :meth:`keeps` ranks them: the first, or, where the equilibrium
+        randomises between keeps, one drawn with the stored probabilities; None for a farkle."""
+        options = self.keeps(faces, scores, m, k, triple)
+        if not options:
+            return None
+        if options[0][0] < 1.0:
+            u, acc = rng.random(), 0.0
+            for opt in options:
+                acc += opt[0]
+                if u < acc:
+                    return opt
+        return options[0]
 
     # -- simulation --------------------------------------------------------------------------------------
     def fixed_turns(self, bot: str, scores: tuple, m: int, count: int, rng: np.random.Generator) -> np.ndarray:
