@@ -9,6 +9,13 @@ import click
 from dicebase.cli.common import FiniteFloatRange
 from dicebase.present import db_option, open_db
 
+#: The largest --cache-mb (64 GiB per server process): more than any machine it runs on should give
+#: it, and far below what overflows the byte count (1e308 MB did: OverflowError).
+MAX_CACHE_MB = 65_536
+#: The largest --timeout (one hour): a request may run that long at most; 1e308 s overflowed the
+#: query watchdog's clock (an OverflowError traceback in its thread).
+MAX_TIMEOUT_SECONDS = 3_600
+
 
 @click.command()
 @db_option
@@ -16,13 +23,13 @@ from dicebase.present import db_option, open_db
               help="Address to listen on; 0.0.0.0 shares the advisor with every device on your network.")
 @click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535),
               help="TCP port (0: any free port, printed at start).")
-@click.option("--timeout", default=10.0, show_default=True, type=FiniteFloatRange(min=0, min_open=True),
-              metavar="SECONDS", help="Stop a lookup that runs longer (the answer is a 503 error).")
+@click.option("--timeout", default=10.0, show_default=True, type=FiniteFloatRange(min=0, max=MAX_TIMEOUT_SECONDS, min_open=True),
+              metavar="SECONDS", help="Stop a lookup that runs longer (the answer is a 503 error); at most 3600.")
 @click.option("--workers", type=click.IntRange(1, 64), default=None, metavar="N",
               help="Server processes, each with its own read-only connection. Default: one per core, at most 4.")
-@click.option("--cache-mb", type=FiniteFloatRange(min=0), default=32.0, show_default=True, metavar="MB",
+@click.option("--cache-mb", type=FiniteFloatRange(min=0, max=MAX_CACHE_MB), default=32.0, show_default=True, metavar="MB",
               help="Memory for remembered API answers, per server process (a build's answers never change); "
-                   "0 turns the cache off.")
+                   "0 turns the cache off; at most 65536.")
 def serve(db_path, host, port, timeout, workers, cache_mb):
     """Serve the web advisor and the HTTP JSON API from the database (read-only).
 
