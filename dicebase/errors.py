@@ -280,6 +280,24 @@ def no_space(message: str) -> DicebaseError:
     return error
 
 
+def unsafe_checkpoints(root, path, why: str) -> BadInput:
+    """A build's level-checkpoint directory that another user owns or others may write (issue 34):
+    whoever can write it could plant the values a ``--resume`` reads."""
+    import shlex
+
+    return BadInput(f"refused the checkpoint directory {clip(str(path), 200)}: {why}, so it cannot be trusted; "
+                    f"remove it (rm -r {shlex.quote(str(root))}) and run the build again")
+
+
+def foreign_checkpoint(path, why: str) -> BadInput:
+    """A level checkpoint whose hash matches its manifest but that is not what a build writes."""
+    import shlex
+
+    directory = os.path.dirname(str(path))
+    return BadInput(f"refused the checkpoint {clip(str(path), 200)}: {why}; a build never writes such a file, "
+                    f"so it was not read: remove {shlex.quote(directory)} (or build without --resume)")
+
+
 def file_error(exc: OSError, path, doing: str = "open") -> DicebaseError:
     """An OSError about ``path`` as one DicebaseError line."""
     name = clip(str(path), 120)

@@ -111,7 +111,7 @@ def test_checkpoints_resume_and_are_verified(tmp_path, in_process):
     _same_rolled(ref, sol)
     assert sol.stats["levels"]["levels_resumed"] == 20 and "resumed 20 of" in notes[0]
     # a damaged level file (same length, one byte changed) is not trusted: it and later levels are solved again
-    level5 = solve_dir / "level-00005.pkl"
+    level5 = solve_dir / "level-00005.npz"
     data = bytearray(level5.read_bytes())
     data[len(data) // 2] ^= 0xFF
     level5.write_bytes(bytes(data))

@@ -1,0 +1,244 @@
+"""Issue 34 (hardening, round three), the build's items: level checkpoints that cannot run code
+(item 2), bad ``--cluster`` values (item 3), running out of memory named as such (item 9).
+
+Each is reproduced as it was found: a real ``dicebase build`` process killed mid-solve leaves
+real checkpoints, which are then replaced by crafted files (a pickle that would create a marker
+file, an npz with an object array) or put in a directory another user owns or others can
+write; ``--cluster`` at a real HTTP server on a free loopback port, junk scheduler files and
+addresses Dask cannot use; a real build under a real address-space limit."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import os
+import pickle
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from dicebase.builder import levels
+from dicebase.builder.ten_thousand import nplayer as ten
+from dicebase.rules.ten_thousand import PRESETS
+
+DICEBASE = [sys.executable, "-m", "dicebase"]
+#: Great Rolled Ones for 2 and 3 players with policy cycles, solved in about a second
+BUILD_OPTIONS = ["-o", "rolled-ones.players=[2,3]", "-o", "rolled-ones.goal=16", "-o", "rolled-ones.dice=4",
+                 "-o", "rolled-ones.ones_limit=2", "-o", "rolled-ones.komi_max=5",
+                 "-o", "rolled-ones.turn_total_bound=32"]
+
+
+def _dicebase(args, cwd, timeout=300, **kwargs):
+    return subprocess.run([*DICEBASE, *args], cwd=cwd, capture_output=True, text=True, timeout=timeout, **kwargs)
+
+
+def _one_line(proc, code=2) -> str:
+    assert proc.returncode == code, (proc.returncode, proc.stderr[-3000:])
+    assert proc.stderr.startswith("Error: ") and proc.stderr.count("\n") == 1, proc.stderr[-3000:]
+    assert "Traceback" not in proc.stderr and "internal error" not in proc.stderr
+    return proc.stderr
+
+
+def _checksums(path) -> dict:
+    from dicebase.query import open as open_db
+
+    with open_db(path) as db:
+        return dict(db.fetchall("SELECT table_name, checksum FROM build_tables WHERE game = 'rolled_ones' "
+                                "ORDER BY table_name"))
+
+
+# --------------------------------------------------------------------------- item 2: checkpoints
+@pytest.fixture(scope="module")
+def killed(tmp_path_factory):
+    """The checkpoints a real build killed (SIGKILL) during its 3-player solve left, and the table
+    checksums of the same build run through."""
+    base = tmp_path_factory.mktemp("killed")
+    target = base / "killed.duckdb"
+    scratch = target.with_name(f".{target.name}.levels")
+    for _attempt in range(5):
+        shutil.rmtree(scratch, ignore_errors=True)
+        proc = subprocess.Popen([*DICEBASE, "build", "rolled-ones", *BUILD_OPTIONS, "--db", str(target), "-q"],
+                                cwd=base, start_new_session=True, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL)
+        done = 0
+        try:
+            while proc.poll() is None and done < 3:
+                for manifest in scratch.glob("*/manifest.json"):
+                    try:
+                        entry = json.loads(manifest.read_text())
+                    except (OSError, ValueError):
+                        continue
+                    if "players=3" in entry["fingerprint"]["spec"]:
+                        done = len(entry["levels"])
+                time.sleep(0.005)
+        finally:
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+        if done >= 3 and not target.exists():
+            break
+        target.unlink(missing_ok=True)
+    else:
+        pytest.fail("could not stop a build during its 3-player solve")
+    (solve_dir,) = [p.parent for p in scratch.glob("*/manifest.json")
+                    if "players=3" in json.loads(p.read_text())["fingerprint"]["spec"]]
+    fresh = base / "fresh.duckdb"
+    proc = _dicebase(["build", "rolled-ones", *BUILD_OPTIONS, "--db", str(fresh), "-q"], base)
+    assert proc.returncode == 0, proc.stderr
+    return {"scratch": scratch, "key": solve_dir.name, "checksums": _checksums(fresh)}
+
+
+def _setup(killed, tmp_path) -> tuple[Path, Path]:
+    """A copy of the killed build's checkpoints beside a target in ``tmp_path``: (target, solve dir)."""
+    target = tmp_path / "db.duckdb"
+    scratch = target.with_name(f".{target.name}.levels")
+    shutil.copytree(killed["scratch"], scratch)
+    return target, scratch / killed["key"]
+
+
+def _write_manifest(solve_dir: Path, fmt: int, files: list[tuple[str, bytes]]) -> None:
+    manifest = json.loads((solve_dir / "manifest.json").read_text())
+    manifest["format"] = fmt
+    manifest["levels"] = [{"index": i, "file": name, "bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()}
+                          for i, (name, data) in enumerate(files)]
+    (solve_dir / "manifest.json").write_text(json.dumps(manifest))
+
+
+class _Payload:
+    """Unpickling this creates the marker file (what a crafted checkpoint did as root)."""
+
+    def __init__(self, marker: Path):
+        self.marker = marker
+
+    def __reduce__(self):
+        return (Path.touch, (self.marker,))
+
+
+def test_resume_from_a_killed_build_gives_the_same_tables(killed, tmp_path):
+    target, solve_dir = _setup(killed, tmp_path)
+    files = sorted(p.name for p in solve_dir.iterdir())
+    assert files[0] == "level-00000.npz" and not [f for f in files if f.endswith(".pkl")]
+    proc = _dicebase(["build", "rolled-ones", *BUILD_OPTIONS, "--db", str(target), "--resume"], tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert "rolled-ones 3 players, goal 16: resumed" in proc.stderr and "discarded" not in proc.stderr
+    assert _checksums(target) == killed["checksums"]
+    assert not target.with_name(f".{target.name}.levels").exists()
+
+
+@pytest.mark.parametrize("fmt", [1, 2])
+def test_a_crafted_pickle_checkpoint_is_never_loaded(killed, tmp_path, fmt):
+    """The attack as found: a level-00000.pkl whose manifest records its true length and hash (format 1,
+    the old pickles; or the current format naming the pickle) ran a command on --resume."""
+    target, solve_dir = _setup(killed, tmp_path)
+    marker = tmp_path / "ran"
+    data = pickle.dumps(_Payload(marker))
+    for old in solve_dir.glob("level-*"):
+        old.unlink()
+    (solve_dir / "level-00000.pkl").write_bytes(data)
+    _write_manifest(solve_dir, fmt, [("level-00000.pkl", data)])
+    proc = _dicebase(["build", "rolled-ones", *BUILD_OPTIONS, "--db", str(target), "--resume"], tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert not marker.exists()
+    assert "Traceback" not in proc.stderr
+    (note,) = [line for line in proc.stderr.splitlines() if "resumed 0 of" in line]
+    assert "1 damaged or stale checkpoints discarded" in note
+    assert _checksums(target) == killed["checksums"]
+
+
+def _object_npz(marker: Path) -> bytes:
+    buffer = io.BytesIO()
+    objects = np.empty(1, dtype=object)
+    objects[0] = _Payload(marker)
+    np.savez(buffer, tuples=np.arange(3), values=objects)
+    return buffer.getvalue()
+
+
+def test_a_crafted_npz_checkpoint_is_refused_unread(killed, tmp_path):
+    """An npz whose hash the manifest records but that holds an object array (a pickle inside) or
+    other fields: refused with one line, exit 2, its pickle never run; nothing is written."""
+    target, solve_dir = _setup(killed, tmp_path)
+    marker = tmp_path / "ran"
+    crafted = _object_npz(marker)
+    (solve_dir / "level-00000.npz").write_bytes(crafted)
+    first = [("level-00000.npz", crafted)]
+    _write_manifest(solve_dir, levels.CHECKPOINT_FORMAT, first)
+    proc = _dicebase(["build", "rolled-ones", *BUILD_OPTIONS, "--db", str(target), "--resume", "-q"], tmp_path)
+    line = _one_line(proc)
+    assert "refused the checkpoint" in line and "level-00000.npz" in line and "not plain arrays" in line
+    assert not marker.exists() and not target.exists()
+    # plain arrays, but not a level of this solve (its tuples are another level's)
+    buffer = io.BytesIO()
+    np.savez(buffer, tuples=np.arange(3), values=np.zeros(3))
+    (solve_dir / "level-00000.npz").write_bytes(buffer.getvalue())
+    _write_manifest(solve_dir, levels.CHECKPOINT_FORMAT, [("level-00000.npz", buffer.getvalue())])
+    line = _one_line(_dicebase(["build", "rolled-ones", *BUILD_OPTIONS, "--db", str(target), "--resume", "-q"],
+                               tmp_path))
+    assert "refused the checkpoint" in line and "no record of its fields" in line
+    # the remedy it names works: build without --resume
+    proc = _dicebase(["build", "rolled-ones", *BUILD_OPTIONS, "--db", str(target), "-q"], tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert _checksums(target) == killed["checksums"]
+
+
+@pytest.mark.parametrize("how", ["others-write-root", "group-write-solve-dir", "other-owner", "symlink"])
+def test_a_checkpoint_directory_others_control_is_refused(killed, tmp_path, how):
+    target, solve_dir = _setup(killed, tmp_path)
+    root = solve_dir.parent
+    if how == "others-write-root":
+        os.chmod(root, 0o777)
+    elif how == "group-write-solve-dir":
+        os.chmod(solve_dir, 0o775)
+    elif how == "other-owner":
+        if os.geteuid() != 0:
+            pytest.skip("chown to another user needs root")
+        os.chown(solve_dir, 12345, -1)
+    else:
+        elsewhere = tmp_path / "elsewhere"
+        root.rename(elsewhere)
+        root.symlink_to(elsewhere)
+    proc = _dicebase(["build", "rolled-ones", *BUILD_OPTIONS, "--db", str(target), "--resume", "-q"], tmp_path)
+    line = _one_line(proc)
+    assert "refused the checkpoint directory" in line and "cannot be trusted" in line
+    assert {"others-write-root": "others may write it (mode 777)", "group-write-solve-dir": "mode 775",
+            "other-owner": "another user (uid 12345)", "symlink": "symbolic link"}[how] in line
+    assert not target.exists()
+    # the remedy it prints works
+    remedy = line.split("remove it (", 1)[1].split(")", 1)[0]
+    assert remedy.startswith("rm -r ")
+    subprocess.run(remedy, shell=True, check=True, cwd=tmp_path)
+    proc = _dicebase(["build", "rolled-ones", *BUILD_OPTIONS, "--db", str(target), "--resume", "-q"], tmp_path)
+    assert proc.returncode == 0, proc.stderr
+
+
+def test_new_checkpoint_directories_are_private(tmp_path):
+    """A solve's checkpoints are written in directories of mode 700, and a ten-thousand solve's cycle
+    records (tuples inside lists inside dicts) come back from them equal, with the same values."""
+    rules = PRESETS["ten-thousand"]
+    ref = ten.solve(rules, 3, 300)
+    assert ref.mixed  # the records that must survive the round trip
+
+    class Stop(Exception):
+        pass
+
+    total = len(ten.level_tuples(ref.spec))
+
+    def stop_late(done, total_levels):
+        if done == total_levels - 2:
+            raise Stop
+
+    with pytest.raises(Stop):
+        ten.solve(rules, 3, 300, runner=levels.Levels(checkpoints=tmp_path / "ck"), progress=stop_late)
+    (solve_dir,) = (tmp_path / "ck").iterdir()
+    assert (os.stat(tmp_path / "ck").st_mode & 0o777) == 0o700 and (os.stat(solve_dir).st_mode & 0o777) == 0o700
+    sol = ten.solve(rules, 3, 300, runner=levels.Levels(checkpoints=tmp_path / "ck", resume=True))
+    assert sol.stats["levels"]["levels_resumed"] == total - 2
+    assert np.array_equal(ref.start, sol.start) and np.array_equal(ref.kmax, sol.kmax)
+    assert ref.mixed == sol.mixed
