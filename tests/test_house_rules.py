@@ -85,10 +85,10 @@ def _preset_text(run_cli, game: str, preset: str | None = None) -> str:
 BAD_EDITS = [
     ("unit = 50", "unit = 60", "single (line", "not a multiple of the unit 60"),
     ("dice = 6", "dice = 3", "straight (line", "needs six dice"),
-    ("single = [100, 0, 0, 0, 50, 0]", "single = [100, 0, 0, 0, -50, 0]", "single (line", "whole numbers >= 0"),
+    ("single = [100, 0, 0, 0, 50, 0]", "single = [100, 0, 0, 0, -50, 0]", "single (line", "whole numbers 0..100000"),
     ("hot_dice = true", 'hot_dice = "yes"', "hot_dice (line", "must be true or false"),
     ("goal = 10000", "goal = 10025", "goal (line", "not a multiple of the unit 50"),
-    ("goal = 10000", "goal = 0", "goal (line", "a whole number >= 1"),
+    ("goal = 10000", "goal = 0", "goal (line", "a whole number 1..20000"),
     ('extra_dice = "add_triple"', 'extra_dice = "triple"', "extra_dice (line", '"add_triple" | "double" | "fixed"'),
     ("unit = 50", "unit = 50\nhouse_bonus = 500", "house_bonus (line", "unknown key; allowed keys: game, name"),
     ("single = [100, 0, 0, 0, 50, 0]", "single = [100, 50, 50, 50, 50, 50]", "single (line",

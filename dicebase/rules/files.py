@@ -166,6 +166,40 @@ def _check_value(key: Key, value: Any, values: dict) -> Any:
     return list(items) if key.kind == "ints" else value
 
 
+def check_values(keys: tuple[Key, ...], defaults: dict, values: Any) -> dict:
+    """Rules-file values that did not come through :func:`parse` (build options' ``house_rules``, the
+    Python API) checked key by key as a file's are: the normalised values, or ValueError
+    ``"key: must be ..., got ..."`` (one line; every number within its key's documented range)."""
+    if not isinstance(values, dict):
+        raise ValueError(f"must map rules-file keys to values, got {_short(values)}")
+    names = [k.name for k in keys]
+    unknown = [k for k in values if k not in names]
+    if unknown:
+        raise ValueError(f"{_short(unknown[0])}: unknown key; allowed keys: {', '.join(names)}")
+    out: dict = {}
+    for key in keys:
+        if key.name not in values:
+            if key.required:
+                raise ValueError(f"{key.name}: missing; it must be {key.allowed()}")
+            out[key.name] = defaults[key.name]
+            continue
+        try:
+            out[key.name] = _check_value(key, values[key.name], out)
+        except ValueError:
+            raise ValueError(f"{key.name}: must be {key.allowed()}, got {_short(values[key.name])}") from None
+    return out
+
+
+def _short(value: Any) -> str:
+    """``repr`` of a value cut to a line (a huge or deeply nested value stays one short line)."""
+    import reprlib
+
+    short = reprlib.Repr()
+    short.maxstring = short.maxother = 60
+    short.maxlevel = 3
+    return short.repr(value)
+
+
 def parse(text: str, source: str = "<rules>", game: str | None = None) -> HouseRules:
     """Check a rules document; RulesFileError (one line: file, key, line, what is allowed)."""
     import tomllib
@@ -190,7 +224,7 @@ def parse(text: str, source: str = "<rules>", game: str | None = None) -> HouseR
         fail("game", f"these rules are for {mod.GAME.replace('_', '-')}, not {game}")
     name = data.get("name")
     if not isinstance(name, str) or not NAME_PATTERN.match(name):
-        fail("name", f"must be a variant name, {NAME_RULE}; got {name!r}")
+        fail("name", f"must be a variant name, {NAME_RULE}; got {_short(name)}")
     keys = {k.name: k for k in mod.FILE_KEYS}
     unknown = [k for k in data if k not in keys and k not in ("game", "name")]
     if unknown:
@@ -206,7 +240,7 @@ def parse(text: str, source: str = "<rules>", game: str | None = None) -> HouseR
         try:
             values[key.name] = _check_value(key, data[key.name], values)
         except ValueError:
-            fail(key.name, f"must be {key.allowed()}, got {data[key.name]!r}")
+            fail(key.name, f"must be {key.allowed()}, got {_short(data[key.name])}")
     try:
         mod.from_file(name, values)  # the game's own checks: combinations, unit, goal, ...
     except ValueError as exc:

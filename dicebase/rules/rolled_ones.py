@@ -15,12 +15,13 @@ Nothing here is specific to 5 dice, goal 50 or three 1s: those are fields of
 
 from __future__ import annotations
 
+import reprlib
 from dataclasses import asdict, dataclass, replace
 from functools import cached_property, lru_cache
 from math import comb
 
 from dicebase.rules import SizeLimit
-from dicebase.rules.files import Key
+from dicebase.rules.files import Key, check_values
 
 GAME = "rolled_ones"
 #: Seed 002's human-playable policies, in algorithm order (rolled_ones_states column prefixes).
@@ -417,10 +418,10 @@ def variants(options: dict) -> list[tuple[str, Rules, int]]:
     if not isinstance(house, dict):
         raise ValueError(f"rolled-ones.house_rules must map names to rules-file values, got {house!r}")
     for name, values in house.items():
-        try:
-            rules = from_file(name, values)
+        try:  # values that did not come from a checked file (-o rolled-ones.house_rules=...): checked as one
+            rules = from_file(name, check_values(FILE_KEYS, FILE_DEFAULTS, values))
         except (TypeError, KeyError, ValueError) as exc:
-            raise ValueError(f"rolled-ones.house_rules[{name!r}]: {exc}") from None
+            raise ValueError(f"rolled-ones.house_rules[{reprlib.repr(name)}]: {exc}") from None
         if name == out[0][0]:
             if (rules, values["komi_max"]) != out[0][1:]:
                 raise ValueError(f"rolled-ones house rules {name!r} differ from the variant of that name; rename them")

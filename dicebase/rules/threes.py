@@ -19,11 +19,12 @@ Shared by the solver (``dicebase.builder.threes``) and the lookups
 
 from __future__ import annotations
 
+import reprlib
 from dataclasses import asdict, dataclass
 from functools import cached_property
 
 from dicebase.rules import SizeLimit
-from dicebase.rules.files import Key
+from dicebase.rules.files import Key, check_values
 
 GAME = "threes"
 #: How a tie with the best score so far counts: "shared" survives it, "strict" does not.
@@ -217,10 +218,10 @@ def check_options(options: dict, check_size: bool = True) -> tuple[int, dict[str
     if not isinstance(house, dict):
         raise ValueError(f"threes.house_rules must map names to rules-file values, got {house!r}")
     for name, values in house.items():
-        try:
-            rules = from_file(name, values)
+        try:  # values that did not come from a checked file (-o threes.house_rules=...): checked as one
+            rules = from_file(name, check_values(FILE_KEYS, FILE_DEFAULTS, values))
         except (TypeError, KeyError, ValueError) as exc:
-            raise ValueError(f"threes.house_rules[{name!r}]: {exc}") from None
+            raise ValueError(f"threes.house_rules[{reprlib.repr(name)}]: {exc}") from None
         if name in known and rules != known[name]:
             raise ValueError(f"threes house rules {name!r} differ from the standard variant of that name; rename them")
         known[name] = rules

@@ -37,7 +37,7 @@ import reprlib
 from dataclasses import asdict, dataclass, field
 
 from dicebase.rules import SizeLimit
-from dicebase.rules.files import Key
+from dicebase.rules.files import Key, check_values
 from dicebase.rules.ten_thousand.farkle import (  # noqa: F401  (issue 24's options, one import away)
     FARKLE_COUNT_RESET, FARKLE_OPTIONS, LAST_ROUND, check_farkle_options, needs_penalty_state, nplayer_refusal,
     options_text, two_player_refusal,
@@ -62,6 +62,19 @@ from dicebase.rules.ten_thousand.scoring import (  # noqa: F401  (the rules' pub
 )
 
 GAME = "ten_thousand"
+
+#: Largest two-player goal a build accepts, points.
+MAX_GOAL = 20_000
+#: Largest turn total, score or opponent score a lookup accepts, points.  Far beyond any real
+#: game: the chance of scoring 50,000 points in one turn is 3e-19, of 100,000 below 1e-37.
+MAX_POINTS = 100_000
+#: Every number of a rule set has a range (issue 34): a rules file, a build option's house rules and
+#: the Python API refuse a value outside it in one line, before any work.  Points of a scoring combination,
+#: the opening and bank minimums, the no-score bonus and the penalty: 0..MAX_POINTS (no turn total a lookup
+#: takes is larger); the goal, the unit and the compensation: up to MAX_GOAL (the largest goal a build solves).
+#: Within the ranges the build's size checks (:func:`validate_options`) refuse what a machine cannot solve.
+POINT_FIELDS = ("single_values", "triple_values", "kind_values", "straight", "three_pairs", "four_and_pair",
+                "two_triples", "opening_minimum", "bank_minimum", "no_score_bonus", "farkle_penalty")
 
 
 @dataclass(frozen=True)
@@ -110,6 +123,7 @@ class RuleSet:
     extra: dict = field(default_factory=dict, compare=False, hash=False)
 
     def __post_init__(self) -> None:
+        check_ranges(self)
         if self.extra_dice not in ("add_triple", "double", "fixed"):
             raise ValueError(f"unknown extra_dice rule {self.extra_dice!r}")
         if self.extra_dice == "fixed" and len(self.kind_values) != 3:
@@ -148,6 +162,29 @@ class RuleSet:
     def farkle_options(self) -> dict:
         """The issue-24 options that differ from their defaults (empty: a rule set as before them)."""
         return {k: getattr(self, k) for k, v in FARKLE_OPTIONS.items() if getattr(self, k) != v}
+
+
+def _whole(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def check_ranges(r: RuleSet) -> None:
+    """ValueError (one line, naming the rules-file key) for a number outside its documented range
+    (:data:`POINT_FIELDS`, :data:`MAX_POINTS`, :data:`MAX_GOAL`)."""
+    file_key = {"single_values": "single", "triple_values": "triple"}
+    for name in POINT_FIELDS:
+        value = getattr(r, name)
+        items = value if isinstance(value, (tuple, list)) else [value]
+        for v in items:
+            if v is None and name in ("straight", "three_pairs", "four_and_pair", "two_triples"):
+                continue
+            if not _whole(v) or not 0 <= v <= MAX_POINTS:
+                raise ValueError(f"{file_key.get(name, name)}: must be a whole number of points >= 0 and <= "
+                                 f"{MAX_POINTS} (0 = none), got {reprlib.repr(v)}")
+    for name, lo in (("goal", 1), ("unit", 1), ("compensation", 0)):
+        v = getattr(r, name)
+        if not _whole(v) or not lo <= v <= MAX_GOAL:
+            raise ValueError(f"{name}: must be a whole number {lo}..{MAX_GOAL}, got {reprlib.repr(v)}")
 
 
 TEN_THOUSAND = RuleSet(
@@ -317,11 +354,6 @@ DEFAULT_OPTIONS = {
     "players": [],
 }
 TEST_OPTIONS = {"goal": 1000}
-#: Largest two-player goal a build accepts, points.
-MAX_GOAL = 20_000
-#: Largest turn total, score or opponent score a lookup accepts, points.  Far beyond any real
-#: game: the chance of scoring 50,000 points in one turn is 3e-19, of 100,000 below 1e-37.
-MAX_POINTS = 100_000
 
 
 def _house(options: dict) -> dict[str, RuleSet]:
@@ -330,10 +362,10 @@ def _house(options: dict) -> dict[str, RuleSet]:
         raise ValueError(f"ten-thousand.house_rules must map names to rules-file values, got {house!r}")
     out = {}
     for name, values in house.items():
-        try:
-            out[name] = from_file(name, values)
+        try:  # values that did not come from a checked file (-o ten-thousand.house_rules=...): checked as one
+            out[name] = from_file(name, check_values(FILE_KEYS, FILE_DEFAULTS, values))
         except (TypeError, KeyError, ValueError) as exc:
-            raise ValueError(f"ten-thousand.house_rules[{name!r}]: {exc}") from None
+            raise ValueError(f"ten-thousand.house_rules[{reprlib.repr(name)}]: {exc}") from None
     return out
 
 
@@ -402,9 +434,11 @@ def validate_options(options: dict) -> None:
         cells, what = size_estimate(rs, duel_goal(rs, goal) if rs in duel else None)
         limit = MAX_DUEL_CELLS if rs in duel else MAX_TURN_CELLS
         if cells > limit:
+            size = f"{cells * 20 / 1e9:,.1f} GB" if cells * 20 >= 1e9 else f"{cells * 20 / 1e6:,.0f} MB"
+            bank = " or bank_minimum" if rs.bank_minimum > bank_bound_points(rs) else ""
             raise SizeLimit(f"ten-thousand {rs.name}: the solve needs {what} = {cells:,} cells "
-                            f"(about {cells * 20 / 1e9:.1f} GB), over the limit of {limit:,}; "
-                            "use a larger unit or a smaller goal")
+                            f"(about {size}), over the limit of {limit:,}; "
+                            f"use a larger unit or a smaller goal{bank}")
 
 
 def duel_goal(rules: RuleSet, options_goal: int) -> int:
@@ -438,7 +472,9 @@ def penalty_states(rules: RuleSet, goal: int) -> int:
 def size_estimate(rules: RuleSet, goal: int | None) -> tuple[int, str]:
     """(cells, description) of the largest array a build of ``rules`` needs (goal None: no two-player game)."""
     S = len(turn_states(rules))
-    K = bank_bound_points(rules) / rules.unit
+    # the solver banks from the proven bound on, and never below the bank minimum (issue 34: a bank minimum
+    # of 1e12 points passed the estimate and asked numpy for 3.49 TiB)
+    K = max(bank_bound_points(rules) / rules.unit, -(-rules.bank_minimum // rules.unit))
     cells, what = int(min(K, 1e15) + 1) * S, f"a solitaire table of {int(min(K, 1e15)) + 1:,} turn totals x {S} classes"
     if goal is not None:
         G = goal // rules.unit
@@ -541,20 +577,23 @@ FILE_KEYS = (
     Key("dice", "int", "Dice rolled at the start of a turn (straight, three pairs, four of a kind + pair and "
         "two triples need 6).", minimum=1, maximum=6),
     Key("single", "ints", "Points of a single die, per face 1..6 (0 = a lone die of that face does not "
-        "score). Seed 004: a 1 is 100, a 5 is 50.", length=6),
+        "score). Seed 004: a 1 is 100, a 5 is 50.", length=6, maximum=MAX_POINTS),
     Key("triple", "ints", "Points of three of a kind, per face 1..6 (0 = three of that face do not score).",
-        length=6),
+        length=6, maximum=MAX_POINTS),
     Key("extra_dice", "choice", "Four, five and six of a kind: \"add_triple\" = each die over three adds "
         "the triple value again (x2, x3, x4: seed 004), \"double\" = each die over three doubles it (x2, x4, "
         "x8), \"fixed\" = the points in kind_values.", choices=("add_triple", "double", "fixed")),
     Key("kind_values", "ints", "Points of four, five and six of a kind of any face when extra_dice = "
-        "\"fixed\"; otherwise [0, 0, 0].", length=3),
+        "\"fixed\"; otherwise [0, 0, 0].", length=3, maximum=MAX_POINTS),
     Key("straight", "int", "Points of a 1-2-3-4-5-6 straight in one roll of six dice (0 = not a "
-        "combination)."),
-    Key("three_pairs", "int", "Points of three pairs in one roll of six dice (0 = not a combination)."),
+        "combination).", maximum=MAX_POINTS),
+    Key("three_pairs", "int", "Points of three pairs in one roll of six dice (0 = not a combination).",
+        maximum=MAX_POINTS),
     Key("three_pairs_with_four", "bool", "Whether four of a kind plus a pair also counts as three pairs."),
-    Key("four_and_pair", "int", "Points of four of a kind plus a pair in one roll (0 = not a combination)."),
-    Key("two_triples", "int", "Points of two triples in one roll (0 = they score as two separate triples)."),
+    Key("four_and_pair", "int", "Points of four of a kind plus a pair in one roll (0 = not a combination).",
+        maximum=MAX_POINTS),
+    Key("two_triples", "int", "Points of two triples in one roll (0 = they score as two separate triples).",
+        maximum=MAX_POINTS),
     Key("triple_stands", "bool", "Whether a triple kept earlier in the turn stands: every later die of its "
         "face scores the triple value again (seed 004). false = each roll is scored on its own."),
     Key("hot_dice", "bool", "Whether scoring with every die gives all dice back to roll again (hot dice). "
@@ -564,24 +603,25 @@ FILE_KEYS = (
         "triple_stands and hot_dice). false = the triple (the one just formed, if the last keep formed "
         "one) stands on the fresh dice too."),
     Key("opening_minimum", "int", "Points a turn needs to bank while the player's score is still 0 "
-        "(to get on the board); 0 = none."),
+        "(to get on the board); 0 = none.", maximum=MAX_POINTS),
     Key("goal", "int", "Points that end the game: the first player to bank this many makes it the last "
-        "round; the two-player game is solved to it.", minimum=1),
+        "round; the two-player game is solved to it.", minimum=1, maximum=MAX_GOAL),
     Key("last_round", "choice", "What happens when a player reaches the goal: "
         "\"others_one_turn_must_exceed\" = the other player has one more turn and must end above; "
         "\"first_to_goal_wins\" = the first to bank at or above the goal wins at once; "
         "\"others_one_turn_ties_shared\" = the other player has one more turn, the higher score wins, a tie "
         "is half a win each.", choices=LAST_ROUND),
     Key("unit", "int", "The scoring unit: every value above is a multiple of it (smaller units make larger "
-        "solves).", minimum=1),
+        "solves).", minimum=1, maximum=MAX_GOAL),
     Key("compensation", "int", "Points the second player starts the game with (0 = none); "
-        "dicebase ten-thousand compensation says which value makes the game fairest.", required=False),
-    Key("bank_minimum", "int", "Points a turn needs before it may be banked, on every turn (0 = none; "
-        "opening_minimum applies on top while the player is at 0).", required=False),
-    Key("no_score_bonus", "int", "Points for a roll of all the dice that scores nothing, which then gives a "
-        "free roll of all the dice (0 = such a roll is a farkle, as usual).", required=False),
-    Key("farkle_penalty", "int", "Points lost on the farkle_penalty_after-th farkle in a row (0 = no penalty).",
+        "dicebase ten-thousand compensation says which value makes the game fairest.", maximum=MAX_GOAL,
         required=False),
+    Key("bank_minimum", "int", "Points a turn needs before it may be banked, on every turn (0 = none; "
+        "opening_minimum applies on top while the player is at 0).", maximum=MAX_POINTS, required=False),
+    Key("no_score_bonus", "int", "Points for a roll of all the dice that scores nothing, which then gives a "
+        "free roll of all the dice (0 = such a roll is a farkle, as usual).", maximum=MAX_POINTS, required=False),
+    Key("farkle_penalty", "int", "Points lost on the farkle_penalty_after-th farkle in a row (0 = no penalty).",
+        maximum=MAX_POINTS, required=False),
     Key("farkle_penalty_after", "int", "How many farkles in a row cost the penalty.", minimum=1, maximum=5,
         required=False),
     Key("farkle_count_reset", "choice", "When the count of farkles in a row starts again (always after a banked "

@@ -1,0 +1,146 @@
+"""Issue 34 (hardening, round three): inputs that reached an internal error, ran on without bound, or were
+quietly accepted.  Each fault is reproduced as it was found: real rules files on disk, the real ``dicebase``
+command in its own process (``python -m dicebase``), input piped to ``dicebase play``.
+
+- item 4: every number of every game's rules file has a documented range; a value outside it (``bank_minimum =
+  1e12`` asked numpy for terabytes, ``farkle_penalty = 1e12`` never converged) is one line before any work, and
+  within the ranges the build's size check counts what a bank minimum costs.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from dicebase.rules import files
+
+ROOT = Path(__file__).resolve().parents[1]
+GAMES = ("threes", "rolled-ones", "ten-thousand")
+
+
+def dicebase(*args, input: str | None = None, timeout: float = 120) -> subprocess.CompletedProcess:
+    """The real command in its own process: (returncode, stdout, stderr)."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "200"}
+    env.pop("DICEBASE_DEBUG", None)
+    return subprocess.run([sys.executable, "-m", "dicebase", *map(str, args)], input=input, capture_output=True,
+                          text=True, timeout=timeout, env=env, cwd=ROOT)
+
+
+def one_error_line(proc: subprocess.CompletedProcess, code: int = 2) -> str:
+    """The single ``Error: ...`` line of a refused command (exit ``code``, nothing on stdout, no traceback)."""
+    lines = proc.stderr.strip().splitlines()
+    assert proc.returncode == code, (proc.returncode, proc.stdout[-500:], proc.stderr[-2000:])
+    assert len(lines) == 1 and lines[0].startswith("Error: "), proc.stderr[-2000:]
+    assert "internal error" not in proc.stderr and "Traceback" not in proc.stderr
+    return lines[0]
+
+
+def preset_file(game: str) -> str:
+    proc = dicebase("rules", game)
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout
+
+
+def with_value(text: str, key: str, value) -> str:
+    """The rules file ``text`` with ``key = value`` (a TOML value written from Python)."""
+    written = json.dumps(value)
+    new, n = re.subn(rf"(?m)^{re.escape(key)} = .*$", lambda _: f"{key} = {written}", text)
+    assert n == 1, key
+    return new
+
+
+def numeric_keys():
+    """(game, key) of every number a rules file holds, in every game."""
+    out = []
+    for game in GAMES:
+        for key in files.module(game).FILE_KEYS:
+            if key.kind in ("int", "ints"):
+                out.append((game, key))
+    return out
+
+
+# --------------------------------------------------------------------------- item 4: every rule value bounded
+def test_every_number_of_every_rules_file_has_a_documented_range():
+    """No numeric key without both bounds, and the file a player edits says them (``Allowed: ... a..b``)."""
+    keys = numeric_keys()
+    assert len(keys) >= 25  # threes 5, rolled-ones 6, ten-thousand 17
+    for game, key in keys:
+        assert key.minimum is not None and key.maximum is not None, (game, key.name)
+        assert f"{key.minimum}..{key.maximum}" in key.allowed()
+    for game in GAMES:
+        text = preset_file(game)
+        for key in files.module(game).FILE_KEYS:
+            if key.kind in ("int", "ints"):
+                assert f"{key.minimum}..{key.maximum}" in text.split(f"\n{key.name} = ")[0].rsplit("\n\n", 1)[-1]
+
+
+@pytest.mark.parametrize("game, key", numeric_keys(), ids=lambda v: v if isinstance(v, str) else v.name)
+def test_a_value_past_its_range_is_one_line_from_rules_check(game, key, tmp_path):
+    """Each numeric key of each game, one past its maximum, in a real file: ``dicebase rules --check`` names the
+    file, the key, its line and the range (exit 2), in well under a second of work."""
+    text = preset_file(game)
+    current = tomllib.loads(text)[key.name]
+    big = key.maximum + 1
+    value = [big, *current[1:]] if key.kind == "ints" else big
+    path = tmp_path / f"{key.name}.toml"
+    path.write_text(with_value(text, key.name, value))
+    line = one_error_line(dicebase("rules", "--check", path))
+    assert f"{path}: {key.name} (line " in line and f"{key.minimum}..{key.maximum}" in line, line
+
+
+@pytest.mark.parametrize("key", ["bank_minimum", "farkle_penalty"])
+def test_the_reported_values_are_refused_before_any_work(key, tmp_path):
+    """As found: ``bank_minimum = 1e12`` ended in ``internal error (MemoryError: 3.49 TiB)`` and ``farkle_penalty =
+    1e12`` ran on; both were accepted by ``rules --check``.  Now both commands refuse them in one line and the
+    build creates no file."""
+    text = with_value(with_value(preset_file("ten-thousand"), "name", "huge"), key, 10**12)
+    path = tmp_path / "huge.toml"
+    path.write_text(text)
+    line = one_error_line(dicebase("rules", "--check", path))
+    assert f"{key} (line " in line and "0..100000" in line and "1000000000000" in line
+    db = tmp_path / "huge.duckdb"
+    line = one_error_line(dicebase("build", "-q", "--rules", path, "--db", db))
+    assert f"{key} (line " in line and "0..100000" in line
+    assert not db.exists() and not list(tmp_path.glob("huge.duckdb*"))
+
+
+def test_the_same_values_as_build_options_are_refused_too(tmp_path):
+    """House rules given as a build option (``-o ten-thousand.house_rules={...}``) are checked key by key as a
+    file's are, so the range holds there too."""
+    values = tomllib.loads(preset_file("ten-thousand"))
+    del values["game"], values["name"]
+    values["farkle_penalty"] = 10**12
+    db = tmp_path / "opt.duckdb"
+    line = one_error_line(dicebase("build", "ten-thousand", "-q", "--db", db,
+                                   "-o", f"ten-thousand.house_rules={json.dumps({'opt': values})}",
+                                   "-o", 'ten-thousand.rules=["opt"]'))
+    assert "house_rules['opt']: farkle_penalty: must be a whole number 0..100000" in line, line
+    line = one_error_line(dicebase("build", "threes", "-q", "--db", db,
+                                   "-o", 'threes.house_rules={"t": {"dice": 5, "faces": 6, "worth": [1, 2, 0, 4, 5, 1e9],'
+                                   ' "min_keep": 1, "allow_reroll": false, "keep_after_reroll": 2}}'))
+    assert "house_rules['t']: worth: must be a list of faces whole numbers 0..100" in line, line
+    assert not db.exists()
+
+
+def test_a_bank_minimum_within_range_counts_in_the_size_check(tmp_path):
+    """Within the ranges the size check decides: a bank minimum of 100,000 points in units of 1 needs a solitaire
+    table of 100,001 turn totals (the estimate ignored the bank minimum before, which is how 1e12 reached numpy).
+    ``rules --check`` says it builds only with --force-size and what it needs; the build refuses in one line."""
+    text = preset_file("ten-thousand")
+    text = with_value(with_value(with_value(text, "name", "big-bank"), "bank_minimum", 100_000), "unit", 1)
+    path = tmp_path / "big-bank.toml"
+    path.write_text(text)
+    proc = dicebase("rules", "--check", path)
+    assert proc.returncode == 0, proc.stderr
+    assert "it builds only with --force-size" in proc.stdout and "100,001 turn totals x 24 classes" in proc.stdout
+    db = tmp_path / "big.duckdb"
+    line = one_error_line(dicebase("build", "-q", "--rules", path, "--db", db))
+    assert "2,400,024 cells (about 48 MB)" in line and "bank_minimum" in line and "--force-size" in line, line
+    assert not db.exists()
