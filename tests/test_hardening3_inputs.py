@@ -144,3 +144,44 @@ def test_a_bank_minimum_within_range_counts_in_the_size_check(tmp_path):
     line = one_error_line(dicebase("build", "-q", "--rules", path, "--db", db))
     assert "2,400,024 cells (about 48 MB)" in line and "bank_minimum" in line and "--force-size" in line, line
     assert not db.exists()
+
+
+# --------------------------------------------------------------------------- item 5b: nested arrays, huge files
+@pytest.mark.parametrize("depth, open_, close", [(5000, "[", "]"), (500, "[", "]"), (900, "{a=", "}")],
+                         ids=["arrays-5000", "arrays-500", "inline-tables-900"])
+def test_deeply_nested_values_in_a_rules_file_are_one_line(depth, open_, close, tmp_path):
+    """As found: a file with deeply nested arrays gave ``internal error (RecursionError)`` in ``rules --check``
+    (tomllib reads nesting recursively); so did ``build --rules``.  Now one line naming the file."""
+    path = tmp_path / "deep.toml"
+    path.write_text(f'game = "ten-thousand"\nname = "deep"\ndescription = {open_ * depth}1{close * depth}\n')
+    for args in (["rules", "--check", path], ["build", "-q", "--rules", path, "--db", tmp_path / "deep.duckdb"]):
+        line = one_error_line(dicebase(*args))
+        assert str(path) in line and "nested too deeply" in line, line
+    assert not (tmp_path / "deep.duckdb").exists()
+
+
+def test_nesting_the_parser_survives_is_refused_by_the_key_with_a_short_value(tmp_path):
+    """Nesting tomllib can read reaches the key checks, whose message shows the value cut short."""
+    path = tmp_path / "nested.toml"
+    path.write_text('game = "ten-thousand"\nname = "deep"\ndescription = ' + "[" * 200 + "]" * 200 + "\n")
+    line = one_error_line(dicebase("rules", "--check", path))
+    assert "description (line 3): must be a string, got [[[" in line and len(line) < 300, line
+
+
+def test_a_huge_rules_file_is_refused_without_reading_it_all(tmp_path):
+    path = tmp_path / "huge.toml"
+    path.write_text("#" * 3_000_000)
+    line = one_error_line(dicebase("rules", "--check", path))
+    assert "larger than 1,000,000 bytes" in line, line
+
+
+def test_a_deeply_nested_build_option_is_one_line(tmp_path):
+    """The same nesting given as a build option's JSON (``-o GAME.KEY=[[[...]]]``)."""
+    db = tmp_path / "o.duckdb"
+    line = one_error_line(dicebase("build", "ten-thousand", "-q", "--db", db,
+                                   "-o", "ten-thousand.house_rules=" + "[" * 20000 + "]" * 20000))
+    assert "nested too deeply" in line, line
+    line = one_error_line(dicebase("build", "ten-thousand", "-q", "--db", db,
+                                   "-o", "ten-thousand.house_rules=" + "[" * 200 + "]" * 200))
+    assert "must map names to rules-file values, got [[[" in line and len(line) < 300, line
+    assert not db.exists()

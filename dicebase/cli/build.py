@@ -18,6 +18,8 @@ def _parse_option(text: str) -> tuple[str, str, object]:
         value = json.loads(raw)
     except ValueError:
         value = raw
+    except RecursionError:  # issue 34: JSON arrays nested thousands deep
+        raise click.BadParameter(f"{head}: the value is nested too deeply", param_hint="--option") from None
     return game, key, value
 
 

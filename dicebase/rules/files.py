@@ -24,6 +24,10 @@ NAME_PATTERN = re.compile(r"^[a-z0-9][a-z0-9-]{0,39}$")
 NAME_RULE = "1-40 characters: lowercase letters, digits and '-', starting with a letter or digit"
 
 
+#: Largest rules file read, bytes (a printed preset is about 7 kB).
+MAX_FILE_BYTES = 1_000_000
+
+
 class RulesFileError(ValueError):
     """A rules file that cannot be built; the message is one line naming the file and key."""
 
@@ -208,6 +212,9 @@ def parse(text: str, source: str = "<rules>", game: str | None = None) -> HouseR
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise RulesFileError(f"{source}: not valid TOML: {exc}") from None
+    except RecursionError:  # tomllib parses nested arrays and inline tables recursively (issue 34)
+        raise RulesFileError(f"{source}: arrays or inline tables nested too deeply to read; every key of a rules "
+                             "file is a number, a string, true/false or a flat list of numbers") from None
 
     def fail(key: str, what: str):
         raise RulesFileError(f"{source}: {key}{_line_of(text, key)}: {what}")
@@ -255,7 +262,12 @@ def load(path: str | Path, game: str | None = None) -> HouseRules:
     """Read and check a rules file (see :func:`parse`)."""
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        with path.open("rb") as f:
+            raw = f.read(MAX_FILE_BYTES + 1)
+        if len(raw) > MAX_FILE_BYTES:
+            raise RulesFileError(f"{path}: larger than {MAX_FILE_BYTES:,} bytes; a rules file is a few kB "
+                                 "(print one with: dicebase rules GAME)")
+        text = raw.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")  # as read_text() reads it
     except FileNotFoundError:
         raise RulesFileError(f"{path}: no such rules file (print one with: dicebase rules GAME > {path.name})") from None
     except (OSError, UnicodeDecodeError) as exc:

@@ -416,7 +416,7 @@ def variants(options: dict) -> list[tuple[str, Rules, int]]:
     out = [(variant_name(main), main, options["komi_max"])]
     house = options.get("house_rules", {})
     if not isinstance(house, dict):
-        raise ValueError(f"rolled-ones.house_rules must map names to rules-file values, got {house!r}")
+        raise ValueError(f"rolled-ones.house_rules must map names to rules-file values, got {reprlib.repr(house)}")
     for name, values in house.items():
         try:  # values that did not come from a checked file (-o rolled-ones.house_rules=...): checked as one
             rules = from_file(name, check_values(FILE_KEYS, FILE_DEFAULTS, values))

@@ -216,7 +216,7 @@ def check_options(options: dict, check_size: bool = True) -> tuple[int, dict[str
     known = standard_variants(dice, faces)
     house = options.get("house_rules", {})
     if not isinstance(house, dict):
-        raise ValueError(f"threes.house_rules must map names to rules-file values, got {house!r}")
+        raise ValueError(f"threes.house_rules must map names to rules-file values, got {reprlib.repr(house)}")
     for name, values in house.items():
         try:  # values that did not come from a checked file (-o threes.house_rules=...): checked as one
             rules = from_file(name, check_values(FILE_KEYS, FILE_DEFAULTS, values))

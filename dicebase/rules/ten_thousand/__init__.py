@@ -359,7 +359,7 @@ TEST_OPTIONS = {"goal": 1000}
 def _house(options: dict) -> dict[str, RuleSet]:
     house = options.get("house_rules", {})
     if not isinstance(house, dict):
-        raise ValueError(f"ten-thousand.house_rules must map names to rules-file values, got {house!r}")
+        raise ValueError(f"ten-thousand.house_rules must map names to rules-file values, got {reprlib.repr(house)}")
     out = {}
     for name, values in house.items():
         try:  # values that did not come from a checked file (-o ten-thousand.house_rules=...): checked as one
