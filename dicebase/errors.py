@@ -268,6 +268,19 @@ def timed_out(seconds: float) -> QueryTimeout:
     return QueryTimeout(f"the query ran longer than {seconds:g} s and was stopped; nothing was changed")
 
 
+def request_timed_out(what: str, seconds: float, remedy: str = "") -> QueryTimeout:
+    """A server request (``what``: a tournament) past the server's time limit: its work was stopped (HTTP 503)."""
+    return QueryTimeout(f"{what} ran longer than the server's limit of {seconds:g} s and was stopped{remedy}")
+
+
+def server_busy(message: str) -> DicebaseError:
+    """The server's room for expensive requests is full: no fault of the request (HTTP 503), try again."""
+    error = DicebaseError(message)
+    error.exit_code = 1
+    error.http_status = UNAVAILABLE
+    return error
+
+
 def interrupted() -> QueryInterrupted:
     return QueryInterrupted("the query was interrupted; nothing was changed")
 

@@ -242,3 +242,90 @@ def test_new_checkpoint_directories_are_private(tmp_path):
     assert sol.stats["levels"]["levels_resumed"] == total - 2
     assert np.array_equal(ref.start, sol.start) and np.array_equal(ref.kmax, sol.kmax)
     assert ref.mixed == sol.mixed
+
+
+# --------------------------------------------------------------------------- item 3: --cluster values
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _wait_listening(port: int, proc, seconds: float = 60) -> None:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        assert proc.poll() is None, "the server ended"
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return
+        except OSError:
+            time.sleep(0.1)
+    pytest.fail(f"nothing listens on port {port}")
+
+
+@pytest.fixture(scope="module")
+def http_port():
+    """A real web server on a free loopback port (what --cluster got pointed at: a `dicebase serve`,
+    or Dask's own dashboard)."""
+    port = _free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "http.server", "--bind", "127.0.0.1", str(port)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        _wait_listening(port, proc)
+        yield port
+    finally:
+        proc.terminate()
+        proc.wait()
+
+
+SCHEDULER_FILES = {"empty.json": "", "blank.json": "  \n", "junk.json": "junk{", "nested.json": "[" * 100_000,
+                   "list.json": "[1, 2]", "no-address.json": '{"address": 5}', "bad-address.json": '{"address": "foo"}',
+                   "udp.json": '{"address": "udp://127.0.0.1:1"}'}
+
+
+@pytest.mark.parametrize("value", ["foo", "/etc/passwd", "tls://127.0.0.1:1", "inproc://x", "ucx://127.0.0.1:1",
+                                   "tcp://127.0.0.1:99999", "tcp://:8786", "tcp://127.0.0.1", "missing.json",
+                                   *SCHEDULER_FILES, "http", "http-bare"])
+def test_a_bad_cluster_value_is_one_line_and_nothing_after(tmp_path, http_port, value):
+    """Each value the attacks tried: one line, exit 2, and nothing after it (the process runs to its
+    end: a half-made Dask client printed a Client.__del__ traceback about 10 s after the line; an
+    HTTP port gave MemoryError: Unable to allocate 3.07 EiB; a junk scheduler file AssertionError)."""
+    for name, text in SCHEDULER_FILES.items():
+        (tmp_path / name).write_text(text)
+    given = {"http": f"tcp://127.0.0.1:{http_port}", "http-bare": f"127.0.0.1:{http_port}"}.get(value, value)
+    target = tmp_path / "x.duckdb"
+    proc = _dicebase(["build", "threes", "--db", str(target), "-q", "--cluster", given], tmp_path, timeout=120)
+    line = _one_line(proc)
+    assert "--cluster" in line and "MemoryError" not in line and "AssertionError" not in line
+    assert not target.exists()
+    if value.startswith("http"):
+        assert "not a Dask scheduler" in line
+    elif value in SCHEDULER_FILES and value != "bad-address.json" and value != "udp.json":
+        assert "is not a Dask scheduler file" in line
+
+
+def test_a_real_scheduler_is_reached_by_address_and_by_file(tmp_path):
+    """The checks before Dask refuse nothing a real scheduler offers: tcp://HOST:PORT, HOST:PORT and its
+    scheduler file all connect."""
+    from dicebase.builder import cluster
+
+    port = _free_port()
+    scheduler_file = tmp_path / "scheduler.json"
+    proc = subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1",
+                             "--port", str(port), "--no-dashboard", "--scheduler-file", str(scheduler_file)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        _wait_listening(port, proc)
+        deadline = time.monotonic() + 60
+        while not scheduler_file.exists() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        for given in (f"tcp://127.0.0.1:{port}", f"127.0.0.1:{port}", str(scheduler_file)):
+            connection = cluster.connect(given)
+            try:
+                assert connection.client.scheduler_info()["address"] == f"tcp://127.0.0.1:{port}"
+                assert connection.address == given
+            finally:
+                connection.close()
+    finally:
+        proc.terminate()
+        proc.wait()

@@ -29,8 +29,12 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import json
 import math
 import os
+import re
+import socket
+import struct
 import threading
 import time
 import uuid
@@ -40,7 +44,7 @@ from typing import Any
 import numpy as np
 
 from dicebase.builder.levels import Problem, merge, split
-from dicebase.errors import BadInput, DicebaseError
+from dicebase.errors import BadInput, DicebaseError, clip, file_error, shorten
 
 #: Tasks per worker and level: enough for the scheduler to balance uneven chunks (a tuple with a
 #: policy cycle costs many times the others), few enough that the per-task cost stays small.
@@ -77,9 +81,22 @@ def require_dask():
     return distributed
 
 
+#: The most a scheduler file may hold (a real one is a few hundred bytes).
+SCHEDULER_FILE_BYTES = 1_000_000
+#: The largest first message a Dask scheduler's handshake may announce (it is a few hundred bytes).
+HANDSHAKE_BYTES = 1_000_000
+#: Schemes of a scheduler address dicebase can connect to (tls:// only with Dask's TLS configuration).
+SCHEMES = ("tcp", "tls")
+_HOST_PORT = re.compile(r"^(?P<host>\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.-]+):(?P<port>[0-9]{1,5})$")
+_USAGE = "give tcp://HOST:PORT (Dask's scheduler port, usually 8786), a scheduler file (*.json) or local:N"
+
+
 def parse_address(text: str) -> tuple[str, Any]:
-    """``('local', N)`` for ``local:N`` (N worker processes on this machine), else ``('address', text)``
-    (an existing scheduler: ``tcp://HOST:PORT``, ``HOST:PORT``, a scheduler file ``*.json``)."""
+    """``('local', N)`` for ``local:N`` (N worker processes on this machine), else ``('address',
+    (address, label))``: an existing scheduler's ``tcp://HOST:PORT`` (``HOST:PORT`` means tcp) or
+    ``tls://HOST:PORT``, or the address a scheduler file (``*.json``, or any existing file) names,
+    with how the user gave it.  Checked here, before Dask sees it: BadInput (one line, exit 2) for
+    anything else (another scheme, no port, a file that is not a scheduler file)."""
     if not isinstance(text, str) or not text.strip():
         raise BadInput("--cluster takes a scheduler address (tcp://HOST:8786) or local:N, got nothing")
     text = text.strip()
@@ -88,9 +105,103 @@ def parse_address(text: str) -> tuple[str, Any]:
         if not count.isdigit() or not 1 <= int(count) <= 1024:
             raise BadInput(f"--cluster local:N needs N worker processes, a whole number 1..1024, got {text!r}")
         return "local", int(count)
-    if any(c.isspace() for c in text):
-        raise BadInput(f"--cluster {text!r} is not a scheduler address (tcp://HOST:8786) nor local:N")
-    return "address", text
+    if any(c.isspace() or not c.isprintable() for c in text):
+        raise BadInput(f"--cluster {clip(text)} is not a scheduler address: {_USAGE}")
+    if "://" not in text and (text.endswith(".json") or os.path.isfile(text)):
+        return "address", (_scheduler_file(text), text)
+    return "address", (_check_address(text, shorten(text)), text)
+
+
+def _check_address(text: str, label: str) -> str:
+    """``text`` as ``SCHEME://HOST:PORT`` (tcp when no scheme is given), or BadInput."""
+    scheme, sep, rest = text.partition("://")
+    if not sep:
+        scheme, rest = "tcp", text
+    scheme = scheme.lower()
+    if scheme not in SCHEMES:
+        raise BadInput(f"--cluster {label}: dicebase reaches a Dask scheduler over tcp:// (or tls://), not "
+                       f"{shorten(scheme, 40)}://; {_USAGE}")
+    match = _HOST_PORT.match(rest)
+    if not match:
+        raise BadInput(f"--cluster {label} is not a scheduler address (HOST:PORT is missing or malformed): {_USAGE}")
+    port = int(match["port"])
+    if not 1 <= port <= 65535:
+        raise BadInput(f"--cluster {label}: port {port} is not a port number (1..65535)")
+    if scheme == "tls" and _tls_context() is None:
+        raise BadInput(f"--cluster {label}: tls:// needs Dask's TLS settings (distributed.comm.tls.* in the Dask "
+                       "configuration: the client's certificate and key), which are not set")
+    return f"{scheme}://{match['host']}:{port}"
+
+
+def _tls_context():
+    """The client's TLS context from Dask's configuration, or None when none is set (or Dask is missing)."""
+    try:
+        from distributed.security import Security
+
+        return Security().get_connection_args("client").get("ssl_context")
+    except Exception:  # noqa: BLE001 - no Dask (said by require_dask), or a configuration it cannot read
+        return None
+
+
+def _scheduler_file(path: str) -> str:
+    """The address a Dask scheduler file names (checked as an address), or BadInput saying what the file is."""
+    label = shorten(path)
+    try:
+        if not os.path.isfile(path):
+            raise BadInput(f"--cluster {label}: no such scheduler file")
+        if os.path.getsize(path) > SCHEDULER_FILE_BYTES:
+            raise BadInput(f"--cluster {label} is not a Dask scheduler file (it is over {SCHEDULER_FILE_BYTES:,} bytes)")
+        with open(path, "rb") as handle:
+            data = handle.read(SCHEDULER_FILE_BYTES + 1)
+    except OSError as exc:
+        raise file_error(exc, path, "read") from None
+    if not data.strip():
+        raise BadInput(f"--cluster {label} is not a Dask scheduler file: it is empty")
+    try:
+        info = json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        raise BadInput(f"--cluster {label} is not a Dask scheduler file: it is not JSON") from None
+    address = info.get("address") if isinstance(info, dict) else None
+    if not isinstance(address, str) or not address.strip():
+        raise BadInput(f"--cluster {label} is not a Dask scheduler file: it names no \"address\"")
+    return _check_address(address.strip(), f"{label} (address {clip(address)})")
+
+
+def _probe(address: str, label: str) -> None:
+    """Make sure a Dask scheduler listens at ``address`` before Dask's client is made: a Dask scheduler
+    speaks first (its handshake: an 8-byte length and a short message).  Another server (a web server,
+    Dask's own dashboard) says nothing or something else, and Dask's client would read its answer as a
+    length of exabytes (MemoryError); a client that fails half-made also prints a traceback when it
+    is collected.  BadInput (one line) for anything but a Dask scheduler."""
+    scheme, _, rest = address.partition("://")
+    host, _, port = rest.rpartition(":")
+    host = host.strip("[]")
+    try:
+        sock = socket.create_connection((host, int(port)), timeout=CONNECT_TIMEOUT)
+    except OSError as exc:
+        reason = " ".join(str(exc).split())[:160] or type(exc).__name__
+        raise BadInput(f"--cluster {label}: cannot reach a Dask scheduler there ({reason})") from None
+    if scheme == "tls":  # the client speaks first in TLS: reaching the port is all a probe can check
+        sock.close()
+        return
+    head = b""
+    with sock:
+        try:
+            while len(head) < 8:
+                chunk = sock.recv(8 - len(head))
+                if not chunk:
+                    break
+                head += chunk
+        except OSError:  # a time-out (the server waits for us to speak), or a reset
+            pass
+    if not head:
+        raise BadInput(f"--cluster {label}: the server there is not a Dask scheduler (it waits for the client to "
+                       "speak first, as a web server does: Dask's dashboard is usually port 8787, the "
+                       "scheduler 8786)")
+    if len(head) < 8 or struct.unpack("<Q", head)[0] > HANDSHAKE_BYTES:
+        what = "a web server" if head.startswith(b"HTTP") else "not a Dask scheduler"
+        raise BadInput(f"--cluster {label}: the server there is {what} (its first bytes are no Dask "
+                       "handshake); the scheduler's port is usually 8786")
 
 
 @dataclass
@@ -125,18 +236,15 @@ def connect(text: str) -> Connection:
         client = distributed.Client(cluster, set_as_default=False)
         client.wait_for_workers(value, timeout=120)  # every worker gets the first scatters
         return Connection(client, cluster, f"local:{value}")
-    if value.endswith(".json"):
-        if not os.path.isfile(value):
-            raise BadInput(f"--cluster {value}: no such scheduler file")
-        kwargs = {"scheduler_file": value}
-    else:
-        kwargs = {"address": value}
+    address, given = value
+    label = shorten(given)
+    _probe(address, label)
     try:
-        client = distributed.Client(timeout=CONNECT_TIMEOUT, set_as_default=False, **kwargs)
+        client = distributed.Client(address, timeout=CONNECT_TIMEOUT, set_as_default=False)
     except (OSError, TimeoutError, ValueError, TypeError) as exc:
         reason = " ".join(str(exc).split())[:160] or type(exc).__name__
-        raise BadInput(f"--cluster {value}: cannot reach a Dask scheduler there ({reason})") from None
-    return Connection(client, None, value)
+        raise BadInput(f"--cluster {label}: cannot reach a Dask scheduler there ({reason})") from None
+    return Connection(client, None, given)
 
 
 # --------------------------------------------------------------------------- the worker's side
