@@ -30,7 +30,7 @@ from starlette.staticfiles import StaticFiles
 
 from dicebase.present import error_line, json_text
 from dicebase.version import __version__
-from dicebase.web import api, openapi
+from dicebase.web import api, expensive, openapi
 from dicebase.web.api import LookupFailed, http_status
 from dicebase.web.cache import ResponseCache, cache_key
 
@@ -69,6 +69,7 @@ class Server:
         digest = hashlib.sha256(json.dumps([__version__, build, checksums], sort_keys=True).encode()).hexdigest()
         self.etag = f'"{digest[:20]}"'
         self.openapi = openapi.document(self.endpoints)
+        self.helper = expensive.Helper(db)  # the process of the expensive endpoints, started when first asked
 
     def thread_db(self):
         """This thread's own connection to the database.
@@ -131,6 +132,7 @@ class Server:
         self._warmer = Warmer(self.db, freeze=freeze).start()
 
     def close(self) -> None:
+        self.helper.stop()
         warmer, self._warmer = self._warmer, None
         if warmer is not None:
             warmer.stop()
@@ -172,7 +174,10 @@ def create_app(db, cache_bytes: int = DEFAULT_CACHE_BYTES, warm: bool = False, f
         if body is not None:
             return Response(body, media_type="application/json", headers=hit_headers)
         try:
-            body = await anyio.to_thread.run_sync(server.api_body, path, items, limiter=lookups)
+            if path in expensive.PATHS:  # a tournament: in its own process, never in a lookup's slot
+                body = await server.helper.run(path, items)
+            else:
+                body = await anyio.to_thread.run_sync(server.api_body, path, items, limiter=lookups)
         except LookupFailed as exc:
             return _error(exc.status, exc.message)
         server.cache.put(key, body)

@@ -24,7 +24,8 @@ MAX_TIMEOUT_SECONDS = 3_600
 @click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535),
               help="TCP port (0: any free port, printed at start).")
 @click.option("--timeout", default=10.0, show_default=True, type=FiniteFloatRange(min=0, max=MAX_TIMEOUT_SECONDS, min_open=True),
-              metavar="SECONDS", help="Stop a lookup that runs longer (the answer is a 503 error); at most 3600.")
+              metavar="SECONDS", help="Stop a request that runs longer, a tournament's work included (the answer "
+                                      "is a 503 error); at most 3600.")
 @click.option("--workers", type=click.IntRange(1, 64), default=None, metavar="N",
               help="Server processes, each with its own read-only connection. Default: one per core, at most 4.")
 @click.option("--cache-mb", type=FiniteFloatRange(min=0, max=MAX_CACHE_MB), default=32.0, show_default=True, metavar="MB",

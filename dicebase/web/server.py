@@ -25,6 +25,7 @@ import uvicorn
 from dicebase.location import Location
 from dicebase.errors import BadInput
 from dicebase.web.app import DEFAULT_CACHE_BYTES, create_app
+from dicebase.web.lifeline import end_with_parent as _end_with_parent
 
 #: Seconds Ctrl-C waits for requests in flight (a figure being drawn) before a worker stops.  A
 #: request still running then is cancelled and uvicorn logs its traceback; drawing a server's first
@@ -138,42 +139,6 @@ def _config(app) -> uvicorn.Config:
     # Ctrl-C waits at most a few seconds for requests in flight (a figure being drawn), then stops.
     return uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on", server_header=False,
                           timeout_graceful_shutdown=GRACEFUL_SECONDS, http=_http_protocol())
-
-
-def _end_with_parent(parent: int) -> None:
-    """Stop this worker (SIGTERM: uvicorn's graceful stop) when its parent process ``parent`` dies,
-    even by ``kill -9``: a server must not outlive the command that started it.
-
-    On Linux the kernel sends the signal (prctl PR_SET_PDEATHSIG); elsewhere, and as a second
-    guard, a thread notices that the parent changed.  A parent that died before this ran is
-    noticed at once."""
-    if sys.platform.startswith("linux"):
-        try:
-            import ctypes
-
-            libc = ctypes.CDLL(None, use_errno=True)
-            PR_SET_PDEATHSIG = 1
-            libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
-        except (OSError, AttributeError):
-            pass
-    if os.getppid() != parent:
-        os.kill(os.getpid(), signal.SIGTERM)
-        return
-
-    def watch() -> None:
-        import time
-
-        while os.getppid() == parent:
-            time.sleep(PARENT_CHECK_SECONDS)
-        os.kill(os.getpid(), signal.SIGTERM)
-
-    import threading
-
-    threading.Thread(target=watch, name="dicebase-parent-watch", daemon=True).start()
-
-
-#: How often a worker checks that its parent still runs (where the kernel does not tell it).
-PARENT_CHECK_SECONDS = 1.0
 
 
 def _worker(factory: AppFactory, sock: socket.socket, parent: int | None = None) -> None:
