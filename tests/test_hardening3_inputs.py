@@ -185,3 +185,48 @@ def test_a_deeply_nested_build_option_is_one_line(tmp_path):
                                    "-o", "ten-thousand.house_rules=" + "[" * 200 + "]" * 200))
     assert "must map names to rules-file values, got [[[" in line and len(line) < 300, line
     assert not db.exists()
+
+
+# --------------------------------------------------------------------------- item 5a: answers in dicebase play
+#: Lines that are not numbers, each asked again: a 5,000-digit number (past Python's int conversion limit:
+#: 10,000 failed on it with 'internal error (ValueError: Exceeds the limit (4300 digits)'), fullwidth and
+#: Arabic-Indic digits, an underscore between digits (int() reads '1_0' as 10) and a superscript two.
+NOT_NUMBERS = ["9" * 5000, "\uff11", "\u0663", "1_0", "\u00b2"]
+
+
+def play(db, game: str, *args, lines: list[str]) -> subprocess.CompletedProcess:
+    return dicebase("play", game, "--db", db, "--seed", "1", *args, input="".join(f"{x}\n" for x in lines))
+
+
+def test_ten_thousand_play_asks_again_after_a_5000_digit_answer(built_db):
+    """As found: a 5,000-digit answer to 'keep which' ended 10,000's game in an internal error (Threes and Great
+    Rolled Ones asked again).  Now each of the lines is refused with the question again, and the game goes on to
+    its review."""
+    db = built_db(("ten_thousand",))
+    proc = play(db, "ten-thousand", lines=NOT_NUMBERS + ["1", "b"] * 600)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stderr == "" and "Review:" in proc.stdout
+    head = proc.stdout.split("keep which", 1)[1].split("roll or bank", 1)[0]
+    assert head.count("keep one of 1..") == len(NOT_NUMBERS), head[-1000:]
+
+
+def test_threes_play_asks_again_after_each_non_number(built_db):
+    db = built_db(("threes",))
+    proc = play(db, "threes", "--bots", "win", "--seat", "1", lines=NOT_NUMBERS + ["1"] * 10)
+    assert proc.returncode == 0 and proc.stderr == "", proc.stderr[-2000:]
+    assert proc.stdout.count("keep one of") == len(NOT_NUMBERS) and "Review:" in proc.stdout
+
+
+def test_real_dice_answers_take_ascii_digits_only(built_db):
+    """Great Rolled Ones with real dice (how many 1s) and Threes' faces entered by hand: the same lines are not
+    numbers there either, so '０' or '1_0' never becomes a count or a face."""
+    db = built_db(("rolled_ones",))
+    proc = play(db, "rolled-ones", "--real-dice", "--bots", "fixed-hold-at", lines=NOT_NUMBERS + ["1", "h"] * 300)
+    assert proc.returncode == 0 and proc.stderr == "", proc.stderr[-2000:]
+    first = proc.stdout.split("how many 1s", 1)[1].split("roll or hold", 1)[0]
+    assert first.count("give a whole number 0..") == len(NOT_NUMBERS), first[-1000:]
+    db = built_db(("threes",))
+    proc = play(db, "threes", "--real-dice", "--bots", "only-3s", "--seat", "1",
+                lines=["\uff13 3 3 3 3", "0_3 3 3 3 3", "9" * 5000 + " 3 3 3 3", "3 3 3 3 3", "5"])
+    assert proc.returncode == 0 and proc.stderr == "", proc.stderr[-2000:]
+    assert proc.stdout.count("give 5 faces, each 1..6") == 3

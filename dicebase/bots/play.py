@@ -79,6 +79,15 @@ def _read(ask, prompt: str) -> str:
     return line.strip().lower()
 
 
+def _number(text: str) -> int | None:
+    """A whole number typed as ASCII digits (at most 9 of them), else None, so the question is asked again:
+    '1_0', fullwidth or Arabic-Indic digits and a line of 5,000 digits (past Python's int conversion limit,
+    issue 34) are not answers."""
+    if 0 < len(text) <= 9 and text.isascii() and text.isdigit():
+        return int(text)
+    return None
+
+
 # ------------------------------------------------------------------------------- Threes
 def play_threes(db, bots: list[str], seat: int, ask, say, *, seed: int = 0, real_dice: bool = False,
                 variant: str = "classic", ties: str = "shared") -> Review:
@@ -138,11 +147,8 @@ def play_threes(db, bots: list[str], seat: int, ask, say, *, seed: int = 0, real
 def _ask_faces(ask, say, d: int, faces: int) -> list[int]:
     while True:
         line = _read(ask, f"   your roll of {d} dice (faces 1..{faces}, e.g. {' '.join(['4', '3', '1', '1', '2', '6'][:d])}): ")
-        try:
-            got = [int(x) for x in line.replace(",", " ").split()]
-        except ValueError:
-            got = []
-        if len(got) == d and all(1 <= x <= faces for x in got):
+        got = [_number(x) for x in line.replace(",", " ").split()]
+        if len(got) == d and all(x is not None and 1 <= x <= faces for x in got):
             return got
         say(f"   give {d} faces, each 1..{faces}")
 
@@ -165,8 +171,8 @@ def _your_keep(db, ask, say, faces, score, d, must_keep_two, best, m, variant, t
                 for act in advice.actions:
                     say(f"     keep {' '.join(map(str, act.keep)) or 'none (re-roll)'}: p_win {act.value:.4f}")
             continue
-        if line.isdigit() and int(line) in allowed:
-            a = int(line)
+        if _number(line) in allowed:
+            a = _number(line)
             break
         say(f"   keep one of {', '.join(map(str, allowed))}")
     if advice is not None:
@@ -243,8 +249,9 @@ def play_rolled_ones(db, bot: str, seat: int, ask, say, *, seed: int = 0, real_d
 def _ask_ones(ask, say, dice: int) -> int:
     while True:
         line = _read(ask, f"   how many 1s did your {dice} dice show? ")
-        if line.isdigit() and 0 <= int(line) <= dice:
-            return int(line)
+        n = _number(line)
+        if n is not None and 0 <= n <= dice:
+            return n
         say(f"   give a whole number 0..{dice}")
 
 
@@ -364,8 +371,9 @@ def _your_keep_tt(ask, say, text, k, best, decisions):
                 say(f"     option {shown.index(act) + 1}, keep {' '.join(map(str, act.keep))}: p_win {act.value:.4f} "
                     f"(then {act.then})")
             continue
-        if line.isdigit() and 1 <= int(line) <= len(shown):
-            act = shown[int(line) - 1]
+        n = _number(line)
+        if n is not None and 1 <= n <= len(shown):
+            act = shown[n - 1]
             break
         say(f"   keep one of 1..{len(shown)}")
     top = best.actions[0]
@@ -718,8 +726,8 @@ def _your_keep_n(tt, ask, say, name, text, faces, score, m, k, triple, D, decisi
                 say(f"     option {shown.index(act) + 1}, keep {' '.join(map(str, act.keep))}: p_win {act.p_win:.4f} "
                     f"({_seats_text(act.p_wins)}; then {act.then})")
             continue
-        if line.isdigit() and 1 <= int(line) <= len(shown):
-            n = int(line) - 1
+        if _number(line) is not None and 1 <= _number(line) <= len(shown):
+            n = _number(line) - 1
             break
         say(f"   keep one of 1..{len(shown)}")
     act, top = shown[n], best.actions[0]
