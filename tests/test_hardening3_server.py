@@ -5,6 +5,9 @@
   is gone); a second one meanwhile is answered 503 at once ("busy"); an ordinary lookup answers
   while both are in flight; the next tournament is answered as the CLI answers it.  On the CLI the
   same lineup finishes (it ran past 300 s: each seating recomputed every bot's distribution);
+- item 8: SIGTERM of a busy server (a tournament in flight past the 10 s grace period), one process
+  or two: one line says the request was dropped, no uvicorn traceback, the client gets 503 with the
+  JSON error line (it got a plain-text 500), exit 0 after "dicebase: stopped", no process left;
 - item 5c: ``--cache-mb 1e308`` (an OverflowError) and ``--timeout 1e308`` (an OverflowError
   traceback in the query watchdog's thread) are refused with one line and exit 2.
 """
@@ -67,6 +70,26 @@ def _helpers(pid: int) -> list[int]:
         except OSError:
             pass
     return out
+
+
+def _spawned(pid: int) -> list[int]:
+    """Every multiprocessing process below ``pid`` (server workers and tournament processes)."""
+    out = []
+    for child in _children(pid):
+        try:
+            if b"spawn_main" in Path(f"/proc/{child}/cmdline").read_bytes():
+                out.append(child)
+        except OSError:
+            continue
+        out.extend(_spawned(child))
+    return out
+
+
+def _children(pid: int) -> list[int]:
+    try:
+        return [int(c) for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+    except OSError:
+        return []
 
 
 def _stop(proc) -> tuple[str, str]:
@@ -163,3 +186,38 @@ def test_serve_refuses_numbers_past_their_maximum(built_db, args, bound):
     assert proc.stderr.count("\n") == 1 and proc.stderr.startswith(f"Error: Invalid value for '{args[0]}'")
     assert bound in proc.stderr
     assert "internal error" not in proc.stderr and "Traceback" not in proc.stderr
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="finds the tournament process in /proc (Linux)")
+@pytest.mark.parametrize("workers", [1, 2])
+def test_sigterm_of_a_busy_server_says_in_one_line_that_it_dropped_the_request(built_db, workers):
+    db = built_db(("threes",), "duckdb", EIGHT)
+    proc = _serve("--db", f"duckdb:///{db}", "--workers", str(workers), "--timeout", "600", stderr=subprocess.PIPE)
+    try:
+        port = _port(proc)
+        replies = {}
+        client = threading.Thread(target=lambda: replies.update(reply=_get(port, ROTATED, timeout=300)))
+        client.start()
+        deadline = time.monotonic() + 60  # a bound, not a timing: the tournament's process starts at once
+        while len(_spawned(proc.pid)) < (workers + 1 if workers > 1 else 1) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        spawned = _spawned(proc.pid)
+        assert len(spawned) == (workers + 1 if workers > 1 else 1)  # the workers, and one tournament process
+        proc.send_signal(signal.SIGTERM)  # the tournament runs for minutes: past the 10 s grace period
+        out, err = proc.communicate(timeout=120)
+        client.join(120)
+    except BaseException:
+        subprocess.run(["kill", "-9", f"-{proc.pid}"])
+        proc.communicate()
+        raise
+    assert proc.returncode == 0
+    assert err == "dicebase: stopping: 1 request(s) still running after 10 s were dropped\n"
+    assert out.splitlines()[-1] == "dicebase: stopped"
+    status, kind, body = replies["reply"]
+    assert status == 503 and kind == "application/json"
+    assert json.loads(body) == {"error": "the server is stopping: this request was still running and was dropped; "
+                                         "try again"}
+    deadline = time.monotonic() + 30
+    while any(Path(f"/proc/{pid}").exists() for pid in spawned) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not any(Path(f"/proc/{pid}").exists() for pid in spawned)

@@ -11,6 +11,8 @@ database build, so every worker gives the same ones.
 
 from __future__ import annotations
 
+import asyncio
+import logging
 import multiprocessing
 import multiprocessing.connection
 import os
@@ -135,10 +137,74 @@ def _http_protocol():
     return JsonErrorProtocol
 
 
+#: The answer to a request still running when a stopping server stops waiting (GRACEFUL_SECONDS).
+DROPPED_REQUEST = "the server is stopping: this request was still running and was dropped; try again"
+
+
+class _Dropping(logging.Filter):
+    """The end of a graceful stop, told in one line: uvicorn logs "Cancel N running task(s)" and then,
+    for each request it cancels, "Exception in ASGI application" with the CancelledError's
+    traceback (issue 34: SIGTERM of a busy server printed them).  This filter drops those records
+    and prints one line instead; ``dropping`` tells the application wrapper (``_answer_dropped``)
+    that a CancelledError now means the server is stopping."""
+
+    def __init__(self):
+        super().__init__("dicebase-dropping")
+        self.dropping = False
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if str(record.msg).startswith("Cancel %s running task(s)"):
+            self.dropping = True
+            count = record.args[0] if record.args else "the"
+            print(f"dicebase: stopping: {count} request(s) still running after {GRACEFUL_SECONDS} s were dropped",
+                  file=sys.stderr, flush=True)
+            return False
+        if self.dropping and record.exc_info and isinstance(record.exc_info[1], asyncio.CancelledError):
+            return False
+        return True
+
+
+def _answer_dropped(app, dropping: _Dropping):
+    """``app``, answering a request that a stopping server cancels with 503 and the JSON error line
+    (uvicorn would send a plain-text 500) instead of raising the cancellation."""
+    import json
+
+    body = json.dumps({"error": DROPPED_REQUEST}).encode()
+    start = {"type": "http.response.start", "status": 503,
+             "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
+                         (b"connection", b"close")]}
+
+    async def wrapped(scope, receive, send):
+        try:
+            await app(scope, receive, send)
+        except asyncio.CancelledError:
+            if scope["type"] != "http" or not dropping.dropping:
+                raise
+            try:
+                await send(start)
+                await send({"type": "http.response.body", "body": body})
+            except Exception:  # the response had started, or the client is gone: the connection closes
+                pass
+
+    return wrapped
+
+
 def _config(app) -> uvicorn.Config:
-    # Ctrl-C waits at most a few seconds for requests in flight (a figure being drawn), then stops.
-    return uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on", server_header=False,
-                          timeout_graceful_shutdown=GRACEFUL_SECONDS, http=_http_protocol())
+    # Ctrl-C waits at most a few seconds for requests in flight (a figure being drawn), then stops,
+    # with one line if some were still running (no tracebacks).
+    dropping = _Dropping()
+    config = uvicorn.Config(_answer_dropped(app, dropping), log_level="warning", access_log=False, lifespan="on",
+                            server_header=False, timeout_graceful_shutdown=GRACEFUL_SECONDS, http=_http_protocol())
+    logging.getLogger("uvicorn.error").addFilter(dropping)  # after the Config set up uvicorn's logging
+    return config
+
+
+class _Terminated(Exception):
+    """SIGTERM, re-raised by uvicorn after its graceful stop: the server stopped as asked."""
+
+
+def _on_sigterm(signum, frame):
+    raise _Terminated
 
 
 def _worker(factory: AppFactory, sock: socket.socket, parent: int | None = None) -> None:
@@ -231,8 +297,13 @@ def run(db, host: str, port: int, workers: int = 1, cache_bytes: int = DEFAULT_C
         if status:
             raise click.ClickException("a server process stopped unexpectedly; the server has stopped")
     else:
+        # uvicorn re-raises the signal it stopped for: Ctrl-C as KeyboardInterrupt, SIGTERM through
+        # this handler (by default it would end the process with no last line)
+        previous = signal.signal(signal.SIGTERM, _on_sigterm)
         try:
             uvicorn.Server(_config(app)).run(sockets=sockets)
-        except KeyboardInterrupt:  # uvicorn has shut down cleanly and re-raises the signal it caught
+        except (KeyboardInterrupt, _Terminated):  # uvicorn has shut down cleanly and re-raised the signal
             pass
+        finally:
+            signal.signal(signal.SIGTERM, previous)
     click.echo("dicebase: stopped")
