@@ -57,7 +57,7 @@ def _get(port: int, target: str, timeout: float = 120):
 
 
 def _helpers(pid: int) -> list[int]:
-    """The tournament processes of the one-process server ``pid`` (its multiprocessing children)."""
+    """The tournament processes of the one-process server ``pid`` (its children running dicebase.web.expensive)."""
     try:
         children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
     except OSError:
@@ -65,7 +65,7 @@ def _helpers(pid: int) -> list[int]:
     out = []
     for child in children:
         try:
-            if b"spawn_main" in Path(f"/proc/{child}/cmdline").read_bytes():
+            if b"dicebase.web.expensive" in Path(f"/proc/{child}/cmdline").read_bytes():
                 out.append(int(child))
         except OSError:
             pass
@@ -73,11 +73,12 @@ def _helpers(pid: int) -> list[int]:
 
 
 def _spawned(pid: int) -> list[int]:
-    """Every multiprocessing process below ``pid`` (server workers and tournament processes)."""
+    """Every process below ``pid`` of the server's own (server workers and tournament processes)."""
     out = []
     for child in _children(pid):
         try:
-            if b"spawn_main" in Path(f"/proc/{child}/cmdline").read_bytes():
+            command = Path(f"/proc/{child}/cmdline").read_bytes()
+            if b"spawn_main" in command or b"dicebase.web.expensive" in command:
                 out.append(child)
         except OSError:
             continue

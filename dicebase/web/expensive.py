@@ -22,10 +22,12 @@ Answers and errors are exactly those of the in-process lookup (the same ``Endpoi
 from __future__ import annotations
 
 import multiprocessing
+import multiprocessing.connection
 import os
 import signal
+import subprocess
 import sys
-import time
+from pathlib import Path
 
 import anyio
 
@@ -118,7 +120,7 @@ class Helper:
                 self.stop()
 
     async def _ask(self, path, items) -> bytes:
-        if self._process is None or not self._process.is_alive():
+        if self._process is None or self._process.poll() is not None:
             self._start()
         if not self._ready:
             reply = await self._receive()
@@ -158,13 +160,20 @@ class Helper:
                 "nothing was changed; try again")
 
     def _start(self) -> None:
+        """A new helper: ``python -m dicebase.web.expensive FD``, a fresh interpreter that imports
+        nothing of the server's program (multiprocessing's spawn would import its ``__main__`` again:
+        the user's own script, where the application is embedded) and talks over a socket pair."""
         self.stop()
-        spawn = multiprocessing.get_context("spawn")  # a fresh interpreter: no DuckDB or event-loop state
-        ours, theirs = spawn.Pipe()
-        process = spawn.Process(target=_helper, name="dicebase-serve-tournaments", daemon=True,
-                                args=(self.location, self.timeout, self.memory_limit, theirs, os.getpid()))
-        process.start()
-        theirs.close()
+        ours, theirs = multiprocessing.Pipe()
+        env = dict(os.environ)
+        package_root = str(Path(__file__).resolve().parents[2])  # this very dicebase, however it was found
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (package_root, env.get("PYTHONPATH")) if p)
+        try:
+            process = subprocess.Popen([sys.executable, "-m", "dicebase.web.expensive", str(theirs.fileno())],
+                                       pass_fds=[theirs.fileno()], stdin=subprocess.DEVNULL, env=env)
+        finally:
+            theirs.close()
+        ours.send((self.location, self.timeout, self.memory_limit, os.getpid()))
         self._process, self._conn, self._ready = process, ours, False
         self.started += 1
 
@@ -172,7 +181,7 @@ class Helper:
     def pid(self) -> int | None:
         """The helper process's id while it runs."""
         process = self._process
-        return process.pid if process is not None and process.is_alive() else None
+        return process.pid if process is not None and process.poll() is None else None
 
     def stop(self) -> None:
         """Kill the helper (its work stops at once) and reap it; the next expensive request starts another."""
@@ -181,12 +190,28 @@ class Helper:
         if conn is not None:
             conn.close()
         if process is not None:
-            if process.exitcode is None:
+            if process.poll() is None:
                 process.kill()
-            deadline = time.monotonic() + 5
-            while process.exitcode is None and time.monotonic() < deadline:
-                process.join(0.05)
+            try:
+                process.wait(5)
+            except subprocess.TimeoutExpired:  # not reaped yet (a process in uninterruptible sleep): later
+                pass
 
     @staticmethod
     def _failed(error) -> LookupFailed:
         return LookupFailed(http_status(error, error.exit_code), str(error))
+
+
+def main(argv: list[str] | None = None) -> None:
+    """``python -m dicebase.web.expensive FD``: the helper, on the socket ``FD`` its server passed it."""
+    fd = int((sys.argv[1:] if argv is None else argv)[0])
+    conn = multiprocessing.connection.Connection(fd)
+    try:
+        location, timeout, memory_limit, parent = conn.recv()
+    except (EOFError, OSError):
+        return
+    _helper(location, timeout, memory_limit, conn, parent)
+
+
+if __name__ == "__main__":
+    main()
