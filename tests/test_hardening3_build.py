@@ -329,3 +329,61 @@ def test_a_real_scheduler_is_reached_by_address_and_by_file(tmp_path):
     finally:
         proc.terminate()
         proc.wait()
+
+
+# --------------------------------------------------------------------------- item 9: out of memory
+#: Runs ``dicebase ARGS`` with an address-space limit (RLIMIT_AS) of this process's size after its
+#: heavy imports plus MARGIN MiB: the build starts, and runs out of memory in it.
+_LIMITED = """
+import resource, sys
+import numpy, duckdb, numba
+import dicebase.builder.pipeline, dicebase.builder.rolled_ones
+size = next(int(l.split()[1]) * 1024 for l in open("/proc/self/status") if l.startswith("VmSize:"))
+limit = size + int(sys.argv[1]) * 2**20
+resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+sys.argv = ["dicebase", *sys.argv[2:]]
+from dicebase.main import main
+main()
+"""
+
+
+@pytest.mark.skipif(not os.path.isfile("/proc/self/status"), reason="needs Linux's /proc")
+@pytest.mark.parametrize("margin", [300, 600, 800])
+def test_out_of_memory_in_a_build_is_named_as_such(tmp_path, margin):
+    """A real build under a real memory limit (the issue: under 8 GB it said "is the disk full?", exit 2,
+    with 79 GB free).  Wherever it runs out (DuckDB's writer, a solver's numpy array; the margins
+    reach both), it is one line naming memory and the limit, exit 1 (the machine's fault), and the
+    target is not written.  The 4-player solve needs about 1.2 GB, well past every margin."""
+    target = tmp_path / "oom.duckdb"
+    env = {**os.environ, "MALLOC_ARENA_MAX": "2", "NUMBA_NUM_THREADS": "2", "OPENBLAS_NUM_THREADS": "1",
+           "OMP_NUM_THREADS": "1"}  # native thread pools reserve address space by the core: keep the limit meaningful
+    proc = subprocess.run([sys.executable, "-c", _LIMITED, str(margin), "build", "rolled-ones", "-q",
+                           "-o", "rolled-ones.players=[2,4]", "-o", "rolled-ones.policy_players=[2]",
+                           "--db", str(target)], cwd=tmp_path, capture_output=True, text=True, timeout=600, env=env)
+    line = _one_line(proc, code=1)
+    assert f"cannot write {target}: " in line and "out of memory" in line
+    assert "this process may use" in line and "ulimit -v" in line and "raise that limit" in line
+    assert "disk" not in line and "no space" not in line
+    # nothing half-written: the lock, and the finished levels' checkpoints where the N-player solve began
+    assert not target.exists()
+    assert {p.name for p in tmp_path.iterdir()} <= {f"{target.name}.lock", f".{target.name}.levels"}
+
+
+def test_an_engine_invalidated_after_a_failed_write_is_named_by_its_cause(tmp_path):
+    """DuckDB's "database has been invalidated" (what a build saw after its first error) was always "is
+    the disk full?": now its original error decides, else the free space on the target's disk."""
+    import duckdb
+
+    from dicebase.builder.target import write_error
+
+    target = tmp_path / "x.duckdb"
+    bare = duckdb.InvalidInputException("Invalid Input Error: database has been invalidated because of a previous "
+                                        "fatal error. The database must be restarted prior to being used again.")
+    line = str(write_error(bare, target))
+    assert "free on the disk: out of memory" in line and "is the disk full" not in line
+    for original, words in (("Could not write file: No space left on device", "no space left on the device"),
+                            ("Failed to allocate block of 262144 bytes (bad allocation)", "out of memory")):
+        exc = duckdb.FatalException(f"Checkpoint failed for database x. The database has been invalidated. "
+                                    f"Original error: {original}")
+        failed = write_error(exc, target)
+        assert words in str(failed) and failed.exit_code == 1

@@ -13,6 +13,7 @@ import errno
 import os
 import shutil
 import sys
+import traceback
 from pathlib import Path
 from typing import Iterator
 
@@ -181,16 +182,34 @@ def _lock_holder(lock_path: Path) -> str:
 
 
 def write_error(exc: BaseException, path: Path) -> DicebaseError:
-    """A failure to write a build or export as one line; the old file is unchanged."""
+    """A failure to write a build or export as one line; the old file is unchanged.  It says which
+    it was: a full disk (exit 1, free some space), the machine's memory (exit 1, Python's
+    MemoryError, DuckDB's out-of-memory errors, ENOMEM; with the limit this process ran under), or
+    the path (permissions ..., exit 2).  DuckDB's "database has been invalidated" after a failed
+    write is named by its original error, else by the free space on the target's disk."""
+    kind = failure_kind(exc, path)
+    if kind == "memory":
+        with contextlib.suppress(Exception):  # let the failed solve's arrays go before we say so
+            traceback.clear_frames(exc.__traceback__)
+        detail = ""
+        if _invalidated(exc) and "original error:" not in str(exc).lower():
+            free = _free_bytes(path) or 0
+            detail = f"the engine stopped after a failed write with {_size(free)} free on the disk: "
+        limits, limited = memory_limits()
+        remedy = ("raise that limit or free some memory, and run it again" if limited else
+                  "free some memory (other programs) and run it again, or build on a machine with more memory")
+        failed = WriteFailed(f"cannot write {path}: {detail}out of memory ({limits}); {remedy}; "
+                             "the old file, if any, is unchanged")
+        failed.exit_code = 1
+        return failed
     if isinstance(exc, OSError):
         error = file_error(exc, path, "write")
-        full = exc.errno == errno.ENOSPC
+        full = kind == "full"
     else:
         message = " ".join(str(exc).split())
-        low = message.lower()
-        full = "full" in low or "no space" in low or "async write failed" in low
-        if not full and "invalidated" in low:  # DuckDB after a failed write: the first error said why
-            message = "the engine stopped after a failed write (is the disk full?)"
+        full = kind == "full"
+        if not full and _invalidated(exc):  # DuckDB after a failed write whose first error did not reach us
+            message = "the engine stopped after a failed write (neither a full disk nor a lack of memory was seen)"
         error = WriteFailed(f"cannot write {path}: {'no space left on the device' if full else message[:200]}")
         if full:
             error.exit_code = 1
@@ -200,6 +219,78 @@ def write_error(exc: BaseException, path: Path) -> DicebaseError:
     return failed
 
 
+#: Words of an error (Python's, numpy's, numba's, DuckDB's) that say memory ran out.
+_MEMORY_WORDS = ("out of memory", "bad allocation", "bad_alloc", "failed to allocate", "could not allocate",
+                 "cannot allocate memory", "allocation failure", "allocation failed", "unable to allocate")
+_FULL_WORDS = ("no space left", "disk is full", "disk full", "async write failed")
+#: Below this much free space on the target's disk, a failed write is a full disk.
+FULL_DISK_BYTES = 64 * 1024 * 1024
+
+
+def failure_kind(exc: BaseException, path: Path) -> str:
+    """"memory", "full" or "" (neither) for a failed build or export of ``path``."""
+    if isinstance(exc, MemoryError) or type(exc).__name__ == "OutOfMemoryException":
+        return "memory"
+    if isinstance(exc, OSError) and exc.errno is not None:
+        return {errno.ENOMEM: "memory", errno.ENOSPC: "full",
+                getattr(errno, "EDQUOT", errno.ENOSPC): "full"}.get(exc.errno, "")
+    low = " ".join(str(exc).split()).lower()
+    if _invalidated(exc):
+        original = low.split("original error:", 1)[1] if "original error:" in low else ""
+        if original:
+            low = original
+        else:
+            free = _free_bytes(path)
+            if free is None:
+                return ""
+            return "full" if free < FULL_DISK_BYTES else "memory"
+    if any(words in low for words in _MEMORY_WORDS):
+        return "memory"
+    if "full" in low or any(words in low for words in _FULL_WORDS):
+        return "full"
+    return ""
+
+
+def _invalidated(exc: BaseException) -> bool:
+    return "invalidated" in str(exc).lower()
+
+
+def _free_bytes(path: Path) -> int | None:
+    """Free bytes on the disk of ``path`` (its nearest existing folder), or None."""
+    for folder in (Path(path).parent, *Path(path).parent.parents):
+        try:
+            if folder.is_dir():
+                return shutil.disk_usage(folder).free
+        except OSError:
+            return None
+    return None
+
+
+def memory_limits() -> tuple[str, bool]:
+    """The memory this process may use, in words: its address-space limit (``ulimit -v``), its
+    control group's limit, else the machine's memory; and whether a limit (not the machine) was found."""
+    parts = []
+    with contextlib.suppress(ImportError, OSError, ValueError):
+        import resource
+
+        soft = resource.getrlimit(resource.RLIMIT_AS)[0]
+        if soft != resource.RLIM_INFINITY:
+            parts.append(f"this process may use {_size(soft)} of address space: ulimit -v")
+    with contextlib.suppress(OSError, ValueError):
+        text = Path("/sys/fs/cgroup/memory.max").read_text().strip()
+        if text.isdigit():
+            parts.append(f"its control group allows {_size(int(text))}: memory.max")
+    if parts:
+        return "; ".join(parts), True
+    with contextlib.suppress(AttributeError, OSError, ValueError):
+        parts.append(f"this machine has {_size(os.sysconf('SC_PAGE_SIZE') * os.sysconf('SC_PHYS_PAGES'))}")
+    return "; ".join(parts) or "the build needs more memory than it could get", False
+
+
+def _size(n: int) -> str:
+    return f"{n / 2**30:.1f} GiB" if n >= 2**30 else f"{n / 2**20:.0f} MiB"
+
+
 #: Words of a DuckDB error (of any class: a full disk at commit is a TransactionException, at a
 #: checkpoint a FatalException, afterwards "database has been invalidated") that say a write failed.
 _WRITE_FAILURE_WORDS = ("no space left", "could not write", "failed to commit", "checkpoint failed",
@@ -207,7 +298,10 @@ _WRITE_FAILURE_WORDS = ("no space left", "could not write", "failed to commit", 
 
 
 def is_engine_io_error(exc: BaseException) -> bool:
-    """A DuckDB error from writing the file (disk full, I/O), as opposed to a bug in a solver."""
+    """A DuckDB error from writing the file (disk full, I/O), or memory that ran out anywhere in a
+    build (Python's MemoryError: numpy, numba), as opposed to a bug in a solver."""
+    if isinstance(exc, MemoryError):
+        return True
     if not type(exc).__module__.startswith(("duckdb", "_duckdb")):
         return False
     if type(exc).__name__ in ("IOException", "OutOfMemoryException", "FatalException", "PermissionException"):
