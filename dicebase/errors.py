@@ -215,6 +215,37 @@ def rebuild_hint(loc, games=(), *, force: bool = False, extra=()) -> str:
     return " ".join(parts)
 
 
+def house_rules_file(game: str, name: str, loc) -> tuple[str, str]:
+    """(the command that writes the rules file of the house rule set ``name`` as ``loc``'s file was built
+    with, that file's name): a rebuild hint names house rules by their file, never by their values.  The
+    file is ``NAME-as-built.toml``, so that the user's own ``NAME.toml`` is left alone."""
+    import shlex
+
+    path = f"{name}-as-built.toml"
+    db = db_argument(loc)
+    cli = game.replace("_", "-")
+    return f"dicebase rules {cli} --variant {shlex.quote(name)}{' ' + db if db else ''} > {path}", path
+
+
+def add_remedy(command: str, *, refusal: str | None = None, size: str | None = None, it: str = "it",
+               lead: str = "") -> str:
+    """What follows "; " in a "not built" line: ``add it with: COMMAND`` (``lead``: other words before
+    the command, e.g. "rebuild with"); where the build's own checks refuse what the command asks, why
+    no build can add it (``refusal``); where it passes the build's size limits (``size``: the build's
+    line), that and the command with --force-size."""
+    if refusal:
+        return f"no build can add {it}: {refusal}"
+    if size:
+        return f"a build of {it} is over the size limits ({size}); build {it} anyway with: {command}"
+    return f"{lead or f'add {it} with'}: {command}"
+
+
+def too_many_players(players: int, counts, option: str) -> BadInput:
+    """A number of players no build can store (``counts``: the numbers a build may solve)."""
+    return BadInput(f"{players} players cannot be built: the N-player tables hold {counts[0]} to {counts[-1]} players "
+                    f"({option}), got {players}")
+
+
 # -- the texts of the errors about a database file ----------------------------------------
 
 def missing(loc) -> DatabaseMissing:

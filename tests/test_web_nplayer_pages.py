@@ -123,7 +123,7 @@ def test_rolled_ones_players_control_lists_what_is_built(clients):
     assert '<option value="2" selected>2 players</option><option value="3">3 players</option>' in text
     # the test build holds 2 players only: no control, a line saying how to add more
     plain = clients["plain_rolled_ones"].get("/rolled-ones").text
-    assert 'id="players"' not in plain and "not in this database" in plain and "rolled-ones.players=[3]" in plain
+    assert 'id="players"' not in plain and "3 players are not built" in plain and "rolled-ones.players=[2,3]" in plain
 
 
 def test_rolled_ones_cycle_tuple_shows_the_mixed_decision(clients, dbs):
@@ -169,7 +169,7 @@ def test_rolled_ones_seats_and_fair_start(clients, dbs):
 
 
 @pytest.mark.parametrize("query, message", [
-    ("players=4", "4 players are not in this database (built: 2, 3); a build with -o 'rolled-ones.players=[2,3,4]'"),
+    ("players=4", "4 players are not built for goal20-dice5-ones3 (built: 2, 3); rebuild with: dicebase build"),
     ("players=9", "players must be a whole number from 2 to 4, got '9'"),
     ("players=three", "players must be a whole number from 2 to 4"),
     ("players=3&score2=ten", "seat 2's score must be a whole number, got 'ten'"),
@@ -242,7 +242,7 @@ def test_ten_thousand_final_turn_and_farkle(clients, dbs):
 
 
 @pytest.mark.parametrize("query, message", [
-    ("players=4", "4 players are not in this database (built: 2, 3); a build with -o 'ten-thousand.players=[2,3,4]'"),
+    ("players=4", "4 players are not built for ten-thousand (built: 2, 3); rebuild with: dicebase build"),
     ("players=3&score1=60", "multiple of 50"),
     ("players=3&score3=x", "seat 3's score must be a whole number, got 'x'"),
     ("players=3&dice=x", "type the faces rolled"),
@@ -264,7 +264,7 @@ def test_ten_thousand_two_players_unchanged(clients):
     text = client.get("/ten-thousand").text
     assert '<option value="2" selected>2 players</option><option value="3">3 players</option>' in text
     plain = clients["plain_ten_thousand"].get("/ten-thousand?players=3").text
-    assert "3 players are not in this database (built: 2)" in plain and "ten-thousand.players=[2,3]" in plain
+    assert "3 players are not built for ten-thousand (built: none)" in plain and "ten-thousand.players=[3]" in plain
 
 
 _KEYS = ["players", "player", "score1", "score2", "score3", "score4", "scores", "turn_total", "ones", "dice",

@@ -142,14 +142,26 @@ def _quiet_broken_pipe() -> None:
         pass
 
 
+#: Where the remedy of an error line starts: the command that fixes it, printed whole (cut, it would not run).
+_REMEDY = r"\bdicebase (?:build|rules) "
+#: The longest remedy printed whole; past it (echoed input that happens to contain one) it is cut like the rest.
+_REMEDY_LIMIT = 600
+
+
 def _fail(message: str, code: int) -> None:
     import re
 
-    # echoed input (a 5,000-digit die, a 300-character path) is cut to a readable length
-    line = re.sub(r"\S{121,}", lambda m: f"{m.group(0)[:80]}...({len(m.group(0))} characters)",
-                  " ".join(str(message).split()))
-    if len(line) > 1000:
-        line = line[:1000] + "..."
+    line = " ".join(str(message).split())
+    remedy = re.search(_REMEDY, line)
+    head, tail = (line[: remedy.start()], line[remedy.start():]) if remedy else (line, "")
+    if len(tail) > _REMEDY_LIMIT:
+        head, tail = line, ""
+    # echoed input (a 5,000-digit die, a 300-character path) is cut to a readable length; the command
+    # that fixes the error is not (issue 34: a cut rebuild hint lost the very option it was for)
+    head = re.sub(r"\S{121,}", lambda m: f"{m.group(0)[:80]}...({len(m.group(0))} characters)", head)
+    if len(head) > 1000:
+        head = head[:1000] + "..."
+    line = head + tail
     try:  # what the command wrote before it failed goes out first (or is dropped if it cannot)
         sys.stdout.flush()
     except (OSError, ValueError, DicebaseError):

@@ -24,6 +24,7 @@ import threading
 from dataclasses import dataclass
 from typing import Any
 
+from dicebase.errors import not_built
 from dicebase.query.base import BadInput, NotInDatabase, whole_number
 
 #: Pixels per inch of every PNG; figures are 12 inches wide, so 1200 px.
@@ -176,8 +177,7 @@ def build_facts(db, game: str) -> dict[str, str]:
     info = dict(db.fetchall("SELECT key, value FROM build_info WHERE key IN ('package_version', 'store')"))
     row = db.fetchone("SELECT built_at FROM build_games WHERE game = ?", (game,))
     if row is None:
-        cli = game.replace("_", "-")
-        raise NotInDatabase(f"{cli} is not built into this database; add it with: dicebase build {cli}")
+        raise not_built(game, db.location)  # the command names the file's own --db
     return {"built_at": row[0], "version": info.get("package_version", "?"), "store": info.get("store", db.store)}
 
 

@@ -82,24 +82,65 @@ def built_options(db, game: str) -> dict:
     return json.loads(row[0]) if row else {}
 
 
-def rebuild_command(db, game: str, defaults: dict, **changes) -> str:
+def rebuild_command(db, game: str, defaults: dict, *, rule_set: str | None = None, **changes) -> str:
     """The command that rebuilds ``game`` into ``db``'s file (the user's own ``--db``, from
     :func:`dicebase.errors.rebuild_hint`) with ``changes`` and every other option as it was built.
 
-    Options at their default (``defaults``, the game's build options) are left out; ``changes``
-    are always spelled out, each as ``-o GAME.KEY=JSON``.
+    A file holding house rules (built with ``--rules FILE``) is rebuilt from their rules file, which
+    ``dicebase rules GAME --variant NAME`` prints (``rule_set``: the one to name, when it is a house
+    rule set): a build given a rules file starts from the options the file was built with, so the
+    command names only ``changes``, never the house rules' values.  Otherwise options at their
+    default (``defaults``, the game's build options) are left out; ``changes`` are always spelled
+    out, each as ``-o GAME.KEY=JSON``; ``--force-size`` where the build's size check needs it.
     """
+    return _plan(db, game, defaults, rule_set, changes)[0]
+
+
+def how_to_add(db, game: str, defaults: dict, *, rule_set: str | None = None, it: str = "it", lead: str = "",
+               **changes) -> str:
+    """The remedy for something a build with ``changes`` adds, to follow "; " in an error line:
+    ``add it with: COMMAND`` (:func:`rebuild_command`), or why no build can add it, or the size a
+    build of it needs and the command that builds it anyway (:func:`dicebase.errors.add_remedy`)."""
+    from dicebase.errors import add_remedy
+
+    command, refusal, size = _plan(db, game, defaults, rule_set, changes)
+    return add_remedy(command, refusal=refusal, size=size, it=it, lead=lead)
+
+
+def _plan(db, game: str, defaults: dict, rule_set, changes: dict) -> tuple[str, str | None, str | None]:
+    """(command, why the build refuses it or None, the build's size-limit line or None): the options
+    as built with ``changes``, checked by the game's own ``validate_options`` as the build checks them."""
     import json
     import shlex
 
-    from dicebase.errors import rebuild_hint
+    from dicebase.errors import house_rules_file, one_line, rebuild_hint
+    from dicebase.rules import SizeLimit
+    from dicebase.rules.files import module
 
     built = built_options(db, game)
-    merged = {**defaults, **{k: v for k, v in built.items() if k in defaults}, **changes}
+    before = {**defaults, **{k: v for k, v in built.items() if k in defaults}}
+    after = {**before, **changes}
     cli = game.replace("_", "-")
-    extra = ["-o " + shlex.quote(f"{cli}.{key}={json.dumps(value, separators=(',', ':'))}")
-             for key, value in merged.items() if key in changes or value != defaults.get(key)]
-    return rebuild_hint(db.location, [cli], force=True, extra=extra)
+    spell = lambda key, value: "-o " + shlex.quote(f"{cli}.{key}={json.dumps(value, separators=(',', ':'))}")  # noqa: E731
+    house = before.get("house_rules")
+    prefix = ""
+    if isinstance(house, dict) and house and "house_rules" not in changes:
+        # a build given a rules file starts from the options the file was built with: name the changes only
+        write, path = house_rules_file(game, rule_set if rule_set in house else sorted(house)[0], db.location)
+        prefix = f"{write} && "
+        extra = ["--rules", path, *(spell(k, v) for k, v in changes.items())]
+    else:
+        extra = [spell(k, v) for k, v in after.items() if k in changes or v != defaults.get(k)]
+    refusal = size = None
+    try:
+        module(game).validate_options(dict(after))
+    except SizeLimit as exc:
+        size = one_line(exc)
+    except (TypeError, ValueError) as exc:
+        refusal = one_line(exc)
+    if size:
+        extra.append("--force-size")
+    return prefix + rebuild_hint(db.location, [cli], force=True, extra=extra), refusal, size
 
 
 def named(name, built: dict, what: str, *, unknown: str, allowed: str = "text", not_built=None):

@@ -20,7 +20,7 @@ from functools import cached_property, partial
 
 from dicebase.layout import rolled_ones as layout
 from dicebase.query.base import (
-    BadInput, NotInDatabase, clip, first, named, ready_to_hold, rebuild_command, whole_number,
+    BadInput, NotInDatabase, clip, first, how_to_add, named, ready_to_hold, rebuild_command, whole_number,
 )
 from dicebase.query.blocks import Blocks, Found, held_bytes
 from dicebase.rules.rolled_ones import DEFAULT_OPTIONS, POLICY_NAMES, Rules, reachable_turns
@@ -252,9 +252,14 @@ class Queries:
         the options it was built with."""
         return rebuild_command(self.db, "rolled_ones", DEFAULT_OPTIONS)
 
-    def rebuild_command_with(self, **changes) -> str:
+    def rebuild_command_with(self, *, rule_set: str | None = None, **changes) -> str:
         """:meth:`rebuild_command` with ``changes`` to the build options (e.g. ``players=[2, 3, 4]``)."""
-        return rebuild_command(self.db, "rolled_ones", DEFAULT_OPTIONS, **changes)
+        return rebuild_command(self.db, "rolled_ones", DEFAULT_OPTIONS, rule_set=rule_set, **changes)
+
+    def how_to_add(self, *, rule_set: str | None = None, it: str = "it", lead: str = "", **changes) -> str:
+        """"add it with: COMMAND" for what a build with ``changes`` adds, or why no build can, or its size
+        and the command that builds it anyway (:func:`dicebase.query.base.how_to_add`)."""
+        return how_to_add(self.db, "rolled_ones", DEFAULT_OPTIONS, rule_set=rule_set, it=it, lead=lead, **changes)
 
     # -- N players (dicebase.query.rolled_ones_n) ---------------------------
     @cached_property

@@ -23,6 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from functools import cached_property, lru_cache, partial
 
+from dicebase.errors import too_many_players
 from dicebase.layout import rolled_ones as layout
 from dicebase.query.base import BadInput, NotInDatabase, clip, whole_number
 from dicebase.query.blocks import Found
@@ -227,13 +228,15 @@ class NPlayers:
     def block(self, players: int, variant: str | None) -> Block:
         """The block of ``players`` seats of the variant; NotInDatabase with the rebuild command if not built."""
         v = self.q.variant(variant)
+        if players not in PLAYER_COUNTS:  # the tables have MAX_PLAYERS seats: no build adds more
+            raise too_many_players(players, PLAYER_COUNTS, "rolled-ones.players")
         got = self.built.get((v.name, players))
         if got is None:
             counts = sorted({n for name, n in self.built if name == v.name} | {players})
             have = ", ".join(str(n) for _name, n in sorted(self.built) if _name == v.name) or "none"
             raise NotInDatabase(
-                f"{players} players are not built for {v.name} (built: {have}); rebuild with: "
-                f"{self.q.rebuild_command_with(players=counts)}")
+                f"{players} players are not built for {v.name} (built: {have}); "
+                f"{self.q.how_to_add(rule_set=v.name, it='them', lead='rebuild with', players=counts)}")
         return got
 
     # -- finding blocks -------------------------------------------------------------------------
@@ -555,8 +558,9 @@ class NPlayers:
                 raise BadInput(f"players must be {PLAYER_COUNTS[0]}..{PLAYER_COUNTS[-1]}, got {n}")
             self.block(n, v.name)
         elif not any(name == v.name for name, _ in self.built):
-            raise NotInDatabase(f"no N-player tables for {v.name}; rebuild with: "
-                                f"{self.q.rebuild_command_with(players=list(DEFAULT_OPTIONS['players']))}")
+            remedy = self.q.how_to_add(rule_set=v.name, it="them", lead="rebuild with",
+                                       players=list(DEFAULT_OPTIONS["players"]))
+            raise NotInDatabase(f"no N-player tables for {v.name}; {remedy}")
         rows = self.db.fetchall("SELECT players, seat, p_win, advantage FROM rolled_ones_seat_wins WHERE variant = ? "
                                 "ORDER BY players, seat", (v.name,))
         return [SeatWin(int(a), int(s), float(w), float(d)) for a, s, w, d in rows

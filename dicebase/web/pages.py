@@ -213,9 +213,10 @@ def api_docs(server, request: Request) -> Response:
     return _render(request, "api.html", {"title": "HTTP API", "spec": server.openapi})
 
 
-def _not_built(request: Request, title: str, game: str) -> Response:
-    cli = game.replace("_", "-")
-    message = f"{cli} is not built into this database; add it with: dicebase build {cli}"
+def _not_built(server, request: Request, title: str, game: str) -> Response:
+    from dicebase.errors import not_built
+
+    message = str(not_built(game, server.thread_db().location))  # the command names the server's own --db
     return _render(request, "error.html", {"title": title, "status": 404, "message": message}, 404)
 
 
@@ -225,7 +226,7 @@ def threes(server, request: Request) -> Response:
     """A turn of Threes as it is played: settings, tap the faces rolled, pick a keep, repeat."""
     variants = _variants(server, "threes")
     if not variants:
-        return _not_built(request, "Threes", "threes")
+        return _not_built(server, request, "Threes", "threes")
     q = request.query_params
     variant = q.get("variant") if q.get("variant") in variants else ("classic" if "classic" in variants else next(iter(variants)))
     rules, solver = variants[variant]["rules"], variants[variant]["solver"]
@@ -290,14 +291,18 @@ def threes(server, request: Request) -> Response:
 
 # -- N players (issue 21): the players control and one score field per seat -------------------------
 
-def _player_counts(server, path: str, params: dict) -> list[int]:
-    """The numbers of players above 2 whose N-player tables this database holds (from the ``seats`` lookup)."""
+def _player_counts(server, path: str, params: dict) -> tuple[list[int], str | None]:
+    """The numbers of players above 2 whose N-player tables this database holds, as the ``seats`` lookup (the
+    CLI's ``seats``) says, and where it holds none the lookup's own line: what is missing and the command that
+    adds it (the query layer's, the same the CLI prints)."""
     rows, _ = _lookup(server, path, params)
-    return sorted({int(r["players"]) for r in rows or [] if int(r["players"]) > 2})
+    counts = sorted({int(r["players"]) for r in rows or [] if int(r["players"]) > 2})
+    return counts, (None if counts else _lookup(server, path, {**params, "players": 3})[1])
 
 
-def _players_asked(q, counts: list[int], most: int, build_option: str) -> tuple[int, str | None]:
-    """``players`` of the query string: (2 or N, None) or (the number to show, a line saying what is wrong)."""
+def _players_asked(server, path: str, params: dict, q, counts: list[int], most: int) -> tuple[int, str | None]:
+    """``players`` of the query string: (2 or N, None) or (the number to show, a line saying what is wrong;
+    for a number not built, the ``seats`` lookup's own line with the command that adds it)."""
     text = (q.get("players") or "").strip()
     if not text:
         return 2, None
@@ -305,10 +310,8 @@ def _players_asked(q, counts: list[int], most: int, build_option: str) -> tuple[
     if n is None or not 2 <= n <= most:
         return 2, f"players must be a whole number from 2 to {most}, got {text[:40]!r}"
     if n > 2 and n not in counts:
-        built = ", ".join(str(c) for c in [2, *counts])
-        wanted = sorted({2, *counts, n})
-        return n, (f"{n} players are not in this database (built: {built}); a build with "
-                   f"-o '{build_option}=[{','.join(map(str, wanted))}]' adds them")
+        _, line = _lookup(server, path, {**params, "players": n})
+        return n, line or f"{n} players are not in this database"
     return n, None
 
 
@@ -369,14 +372,15 @@ def rolled_ones(server, request: Request) -> Response:
     """A position (seat, both scores, turn total, 1s aside) -> roll or hold; the komi and gap tables."""
     variants = _variants(server, "rolled_ones")
     if not variants:
-        return _not_built(request, "Great Rolled Ones", "rolled_ones")
+        return _not_built(server, request, "Great Rolled Ones", "rolled_ones")
     q = request.query_params
     variant = q.get("variant") if q.get("variant") in variants else next(iter(variants))
     rules = variants[variant]["rules"]
     from dicebase.rules.rolled_ones import MAX_PLAYERS
 
-    counts = _player_counts(server, "/api/v1/rolled-ones/seats", {"variant": variant})
-    players, players_error = _players_asked(q, counts, MAX_PLAYERS, "rolled-ones.players")
+    counts, players_hint = _player_counts(server, "/api/v1/rolled-ones/seats", {"variant": variant})
+    players, players_error = _players_asked(server, "/api/v1/rolled-ones/seats", {"variant": variant}, q, counts,
+                                            MAX_PLAYERS)
     if players != 2:
         return _rolled_ones_n(server, request, variants, variant, rules, counts, players, players_error)
     state = {
@@ -397,6 +401,7 @@ def rolled_ones(server, request: Request) -> Response:
         "ones_range": range(0, int(rules.get("ones_limit", 3))),
         "answer": answer, "error": error, "komi": komi, "gaps": gaps,
         "players": 2, "player_counts": [2, *counts], "built_counts": [2, *counts], "nanswer": None,
+        "players_hint": players_hint,
         "compensation": None,
         "figures": Figures.for_game("rolled_ones"),
     })
@@ -425,7 +430,7 @@ def _rolled_ones_n(server, request: Request, variants, variant, rules, counts, p
         "ones_range": range(0, int(rules.get("ones_limit", 3))),
         "answer": None, "error": error, "komi": None, "gaps": None,
         "players": players, "player_counts": sorted({2, *counts, players}), "built_counts": [2, *counts],
-        "nanswer": _nplayer_answer(answer), "compensation": compensation,
+        "nanswer": _nplayer_answer(answer), "compensation": compensation, "players_hint": None,
         "figures": Figures.for_game("rolled_ones"),
     })
 
@@ -446,7 +451,7 @@ def ten_thousand(server, request: Request) -> Response:
     """A roll and the turn's state -> every keep ranked, then roll or bank; odds; bank thresholds."""
     variants = _variants(server, "ten_thousand")
     if not variants:
-        return _not_built(request, "10,000", "ten_thousand")
+        return _not_built(server, request, "10,000", "ten_thousand")
     q = request.query_params
     rules_name = q.get("rules") if q.get("rules") in variants else (
         "ten-thousand" if "ten-thousand" in variants else next(iter(variants)))
@@ -507,8 +512,11 @@ def _ten_thousand_n(server, q, rules_name: str, rolled: list[int]) -> dict:
     seats, _ = _lookup(server, "/api/v1/ten-thousand/seats", {"rules": rules_name})
     goals = {int(r["players"]): int(r["goal"]) for r in seats or []}
     counts = sorted(n for n in goals if n > 2)
-    players, error = _players_asked(q, counts, MAX_PLAYERS, "ten-thousand.players")
+    players_hint = None if counts else _lookup(server, "/api/v1/ten-thousand/seats", {"rules": rules_name,
+                                                                                       "players": 3})[1]
+    players, error = _players_asked(server, "/api/v1/ten-thousand/seats", {"rules": rules_name}, q, counts, MAX_PLAYERS)
     out = {"players": players, "player_counts": sorted({2, *counts, players}), "built_counts": [2, *counts],
+           "players_hint": players_hint,
            "n_goal": goals.get(players), "nanswer": None, "compensation": None, "error": error,
            "nstate": {"fields": [], "player": 1, "to_roll": 6}}
     if players == 2:

@@ -30,12 +30,14 @@ from functools import cached_property, lru_cache, partial
 from itertools import accumulate
 from operator import itemgetter, mul
 
+from dicebase.errors import too_many_players
 from dicebase.layout import ten_thousand as layout
-from dicebase.query.base import BadInput, NotInDatabase, clip, whole_number
+from dicebase.query.base import BadInput, NotInDatabase, built_options, clip, whole_number
 from dicebase.query.blocks import Found
 from dicebase.query.metadata import has_relation
 from dicebase.rules.ten_thousand import (
-    FACES, MAX_PLAYERS, MAX_POINTS, PLAYER_COUNTS, RuleSet, keep_priority, legal_keeps, roll_multisets, turn_states,
+    DEFAULT_OPTIONS, FACES, MAX_PLAYERS, MAX_POINTS, PLAYER_COUNTS, RuleSet, keep_priority, legal_keeps, roll_multisets,
+    turn_states,
 )
 
 
@@ -734,14 +736,24 @@ class NPlayers:
         """The block of ``players`` seats of the rule set (the largest goal built); NotInDatabase with the
         rebuild command if not built."""
         self.q._rule(rules)
+        if players not in PLAYER_COUNTS:  # the tables have MAX_PLAYERS seats: no build adds more
+            raise too_many_players(players, PLAYER_COUNTS, "ten-thousand.players")
         got = [b for key, b in self.built.items() if key[0] == rules and key[2] == players]
         if not got:
             have = sorted({key[2] for key in self.built if key[0] == rules})
-            counts = sorted(set(have) | {players})
-            raise NotInDatabase(
-                f"{players} players are not built for {rules} (built: {', '.join(map(str, have)) or 'none'}); "
-                f"rebuild with: {self.q.rebuild_command(players=counts)}")
+            raise NotInDatabase(f"{players} players are not built for {rules} (built: "
+                                f"{', '.join(map(str, have)) or 'none'}); {self.how_to_add(rules, players)}")
         return max(got, key=lambda b: b.goal)
+
+    def how_to_add(self, rules: str, players: int) -> str:
+        """The remedy for ``players`` seats of ``rules`` not built: the build's player counts with it, and
+        the rule set among the two-player ones (the N-player tables are built for those only)."""
+        built = built_options(self.db, "ten_thousand")
+        counts = sorted({*built.get("players", []), players})
+        duel = list(built.get("duel_rules", DEFAULT_OPTIONS["duel_rules"]))
+        house = (built.get("house_rules") or {}).get(rules) or {}
+        more = {} if rules in duel or house.get("two_player") else {"duel_rules": [*duel, rules]}
+        return self.q.how_to_add(rule_set=rules, it="them", lead="rebuild with", players=counts, **more)
 
     # -- finding blocks -------------------------------------------------------------------------
     def _found(self, table, b: Block, size) -> Found | None:
@@ -1148,8 +1160,7 @@ class NPlayers:
                 raise BadInput(f"players must be {PLAYER_COUNTS[0]}..{PLAYER_COUNTS[-1]}, got {n}")
             self.block(n, rules)
         elif not any(key[0] == rules for key in self.built):
-            raise NotInDatabase(f"no N-player tables for {rules}; rebuild with: "
-                                f"{self.q.rebuild_command(players=[3])}")
+            raise NotInDatabase(f"no N-player tables for {rules}; {self.how_to_add(rules, 3)}")
         rows = self.db.fetchall("SELECT goal, players, seat, p_win, advantage FROM ten_thousand_seat_wins WHERE "
                                 "rules = ? ORDER BY players, goal, seat", (rules,))
         return [SeatWin(rules, int(g), int(a), int(s), float(w), float(d)) for g, a, s, w, d in rows

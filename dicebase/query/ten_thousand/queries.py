@@ -12,7 +12,7 @@ import json
 
 from dicebase.layout.ten_thousand import DUEL, DUEL_LOOKAHEAD_SQL, LAST_TURN_SQL, ROLL_PARTS_SQL, SOLITAIRE_LOOKAHEAD_SQL
 from dicebase.query.base import (
-    BadInput, NotInDatabase, built_options, clip, first, named, ready_to_hold, rebuild_command, text_choice,
+    BadInput, NotInDatabase, built_options, clip, first, how_to_add, named, ready_to_hold, rebuild_command, text_choice,
     whole_number,
 )
 from dicebase.query.ten_thousand.lookahead import Lookahead
@@ -113,13 +113,19 @@ class Queries(Lookahead):
         if rules not in PRESETS:
             return None
         wanted = [*built_options(self.db, "ten_thousand").get("rules", []), rules]
-        return NotInDatabase(f"rule set {rules!r} is not built; add it with: "
-                             f"{self.rebuild_command(rules=list(dict.fromkeys(wanted)))}")
+        return NotInDatabase(f"rule set {rules!r} is not built; "
+                             f"{self.how_to_add(rules=list(dict.fromkeys(wanted)))}")
 
-    def rebuild_command(self, **changes) -> str:
+    def rebuild_command(self, *, rule_set: str | None = None, **changes) -> str:
         """The command that rebuilds 10,000 into this file (the user's ``--db``) with ``changes``
-        and every other option as built."""
-        return rebuild_command(self.db, "ten_thousand", DEFAULT_OPTIONS, **changes)
+        and every other option as built (``rule_set``: the rule set in question; a house rule set is
+        named by its rules file, :func:`dicebase.query.base.rebuild_command`)."""
+        return rebuild_command(self.db, "ten_thousand", DEFAULT_OPTIONS, rule_set=rule_set, **changes)
+
+    def how_to_add(self, *, rule_set: str | None = None, it: str = "it", lead: str = "", **changes) -> str:
+        """"add it with: COMMAND" for what a build with ``changes`` adds, or why no build can add it, or
+        its size and the command that builds it anyway (:func:`dicebase.query.base.how_to_add`)."""
+        return how_to_add(self.db, "ten_thousand", DEFAULT_OPTIONS, rule_set=rule_set, it=it, lead=lead, **changes)
 
     def classes(self, rules: str | None = None, *,
                 variant: str | None = None) -> dict[tuple[int, int], tuple[float, int | None]]:
@@ -402,8 +408,8 @@ class Queries(Lookahead):
             if why:  # issue 24: a rule set the two-player solver cannot solve yet
                 raise NotInDatabase(f"the two-player game of {rules!r} is not built: {why}")
             wanted = [*built_options(self.db, "ten_thousand").get("duel_rules", []), rules]
-            raise NotInDatabase(f"the two-player game of {rules!r} is not built; add it with: "
-                                f"{self.rebuild_command(duel_rules=list(dict.fromkeys(wanted)))}")
+            raise NotInDatabase(f"the two-player game of {rules!r} is not built; "
+                                f"{self.how_to_add(rule_set=rules, duel_rules=list(dict.fromkeys(wanted)))}")
         self._goals[rules] = int(row[0])
         return self._goals[rules]
 
