@@ -230,3 +230,118 @@ def test_real_dice_answers_take_ascii_digits_only(built_db):
                 lines=["\uff13 3 3 3 3", "0_3 3 3 3 3", "9" * 5000 + " 3 3 3 3", "3 3 3 3 3", "5"])
     assert proc.returncode == 0 and proc.stderr == "", proc.stderr[-2000:]
     assert proc.stdout.count("give 5 faces, each 1..6") == 3
+
+
+# --------------------------------------------------------------------------- item 6: quiet acceptance
+def test_farkles_with_scores_is_refused_and_checked(built_db):
+    """As found: ``--farkles`` was ignored with ``--scores`` whatever its value (even ``a,b``).  Now a value that is
+    not two counts is refused by the option itself, and counts with ``--scores`` are refused as a combination:
+    the N-player tables have no farkle counts."""
+    db = built_db(("ten_thousand",))
+    for cmd in (["state", "--dice", "6"], ["best", "1", "5", "2", "3"]):
+        base = ["ten-thousand", *cmd, "--db", db, "--scores", "300,450,0", "--player", "1", "--turn-total", "0"]
+        line = one_error_line(dicebase(*base, "--farkles", "a,b"))
+        assert "--farkles must be counts separated by commas, in the digits 0-9 (e.g. 0,2), got 'a,b'" in line, line
+        line = one_error_line(dicebase(*base, "--farkles", "0,1"))
+        assert "--farkles goes with --score and --opponent" in line and "no farkle counts" in line, line
+    # two players: the counts still reach the lookup, which says what it needs of them
+    line = one_error_line(dicebase("ten-thousand", "state", "--db", db, "--score", "0", "--opponent", "0",
+                                   "--turn-total", "0", "--dice", "6", "--farkles", "0,1"))
+    assert "--farkles is for rule sets with a consecutive-farkle penalty" in line, line
+
+
+#: Texts Python's int() reads as numbers that are not ASCII digits: an underscore, a plus, fullwidth, Arabic-Indic
+#: and Devanagari digits (and, for a single number, spaces around it).
+NOT_ASCII_WHOLE = ["1_0", "+5", "\uff11\uff10", "\u0661\u0660", "\u0967\u0966"]
+
+
+@pytest.mark.parametrize("text", NOT_ASCII_WHOLE)
+def test_scores_take_ascii_digits_only(text, built_db):
+    """As found: ``--scores 1_0`` read as 10, and fullwidth or Arabic-Indic digits as numbers.  Every score of
+    ``--scores`` (10,000 and Great Rolled Ones) is ASCII digits now (spaces after a comma are allowed)."""
+    for game, db, rest in (
+        ("ten-thousand", built_db(("ten_thousand",)), ["state", "--turn-total", "0", "--dice", "6"]),
+        ("rolled-ones", built_db(("rolled_ones",)), ["best", "--turn-total", "0", "--ones", "0"]),
+    ):
+        line = one_error_line(dicebase(game, *rest[:1], "--db", db, "--scores", f"{text},0,0", "--player", "1",
+                                       *rest[1:]))
+        assert "scores must be whole numbers separated by commas, in the digits 0-9" in line, line
+
+
+@pytest.mark.parametrize("text", [*NOT_ASCII_WHOLE, " 5"])
+def test_every_whole_number_option_and_argument_takes_ascii_digits_only(text, built_db):
+    """The same texts in a single-number option (``--score``, ``--players-after``) and a number argument (the
+    dice of ``threes best``): one line naming the option (click's int() would have read them)."""
+    db = built_db(("threes",))
+    for args, name in ((["threes", "best", "4", "3", "1", "--players-after", text], "--players-after"),
+                       (["threes", "best", "4", text, "1"], "DICE...")):
+        line = one_error_line(dicebase(*args, "--db", db))
+        assert f"Invalid value for '{name}'" in line or f"Invalid value for {name}" in line, line
+        assert "is not a whole number in the digits 0-9" in line, line
+    line = one_error_line(dicebase("ten-thousand", "state", "--score", text, "--opponent", "0", "--turn-total", "0",
+                                   "--dice", "6", "--db", built_db(("ten_thousand",))))
+    assert "'--score'" in line and "is not a whole number in the digits 0-9" in line, line
+
+
+def test_a_negative_score_is_still_a_number(built_db):
+    """A leading minus stays legal where the option's range allows it (a banked score under a farkle penalty)."""
+    proc = dicebase("ten-thousand", "state", "--score", "-100", "--opponent", "0", "--turn-total", "0", "--dice", "6",
+                    "--db", built_db(("ten_thousand",)))
+    assert "is not a whole number" not in proc.stderr, proc.stderr
+
+
+def test_the_http_api_refuses_the_same_texts(built_db):
+    """Over HTTP (a real ``dicebase serve`` on a real port) the API runs the same commands: a 400 with the same line."""
+    import urllib.error
+    import urllib.parse
+    import urllib.request
+
+    db = built_db(("ten_thousand",))
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.Popen([sys.executable, "-m", "dicebase", "serve", "--host", "127.0.0.1", "--port", "0", "--db",
+                             f"duckdb:///{db}"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        line = proc.stdout.readline()
+        assert " at http://" in line, line + proc.stderr.read()
+        base = line.split(" at ")[1].split("/ ")[0]
+        cases = [({"scores": "1_0,0,0", "player": "1"}, "scores must be whole numbers separated by commas"),
+                 ({"scores": "\uff11,0,0", "player": "1"}, "scores must be whole numbers separated by commas"),
+                 ({"scores": "300,0,0", "player": "1", "farkles": "a,b"}, "--farkles must be counts"),
+                 ({"scores": "300,0,0", "player": "1", "farkles": "0,0"}, "--farkles goes with --score"),
+                 ({"score": "\u0661\u0660\u0660", "opponent": "0"}, "is not a whole number in the digits 0-9")]
+        for params, says in cases:
+            query = urllib.parse.urlencode({**params, "turn_total": "0", "dice": "6"})
+            with pytest.raises(urllib.error.HTTPError) as info:
+                urllib.request.urlopen(f"{base}/api/v1/ten-thousand/state?{query}", timeout=30)
+            assert info.value.code == 400, (params, info.value.code)
+            assert says in json.load(info.value)["error"], params
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+
+
+try:
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+except ImportError:  # pragma: no cover - hypothesis is a test dependency
+    given = None
+
+
+if given is not None:
+    @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+    @given(st.lists(st.one_of(st.integers(0, 10**6).map(str),
+                              st.text(st.characters(blacklist_categories=("Cs",)), min_size=0, max_size=6)),
+                    min_size=1, max_size=4))
+    def test_scores_are_read_exactly_when_every_item_is_ascii_digits(run_cli, built_db, items):
+        """Property: ``rolled-ones best --scores`` refuses the text as not whole numbers exactly when some item
+        (spaces around it aside) is not 1-18 ASCII digits; otherwise whatever it says is about the numbers."""
+        db = built_db(("rolled_ones",))
+        text = ",".join(items)
+        if not text or text.startswith("-"):
+            return  # click reads a leading '-' as an option
+        code, _, err = run_cli(["rolled-ones", "best", "--db", str(db), "--scores", text, "--player", "1",
+                                "--turn-total", "0", "--ones", "0"])
+        ascii_digits = all(re.fullmatch(r"[0-9]{1,18}", item.strip(" ")) for item in text.split(","))
+        refused = "scores must be whole numbers separated by commas" in err
+        assert refused != ascii_digits, (text, err)
+        assert "internal error" not in err and len(err.strip().splitlines()) <= 1, err

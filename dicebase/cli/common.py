@@ -10,6 +10,7 @@ import csv
 import io
 import json
 import math
+import re
 from typing import Any, Callable
 
 import click
@@ -101,10 +102,67 @@ def refusing_repeated_options(parser, ctx: click.Context):
                 name = max(param.opts, key=len)
                 raise click.UsageError(f"option {name} given more than once; give it once", ctx=ctx)
             seen.add(param.name)
+        if not ctx.resilient_parsing:  # then each number as typed (issue 34), before click converts it
+            check_number_texts(ctx, opts)
         return opts, rest, order
 
     parser.parse_args = parse_args
     return parser
+
+
+#: A whole number as the command line takes it: ASCII digits 0-9 (at most 18), a leading minus allowed (the
+#: option's range says whether a negative number is legal).  Python's int() also reads '1_0' as 10, '+5',
+#: ' 5 ' and fullwidth or Arabic-Indic digits (issue 34): none of them is a number here.
+WHOLE_TEXT = re.compile(r"-?[0-9]{1,18}")
+#: A decimal number: ASCII only and no underscore (float() reads '1_0.5' and '\uff11.5'); the rest (nan, inf,
+#: 1e999) is the option's type's to refuse.
+DECIMAL_TEXT = re.compile(r"[-+.0-9a-zA-Z]{1,40}")
+
+
+def check_number_texts(ctx: click.Context, opts: dict) -> None:
+    """Every integer or decimal option and argument of a command line, as typed (before click converts it):
+    a whole number is ASCII digits with an optional leading minus (:data:`WHOLE_TEXT`), a decimal ASCII
+    without underscores; otherwise one line naming the option (click's BadParameter, exit 2)."""
+    for param in ctx.command.params:
+        kind = param.type
+        if isinstance(kind, click.types.IntParamType):
+            pattern, what = WHOLE_TEXT, "a whole number in the digits 0-9 (a leading minus for a negative one)"
+        elif isinstance(kind, click.types.FloatParamType):
+            pattern, what = DECIMAL_TEXT, "a number in the digits 0-9 with an optional '.' and exponent"
+        else:
+            continue
+        value = opts.get(param.name)
+        texts = [value] if isinstance(value, str) else value if isinstance(value, (list, tuple)) else []
+        for text in texts:
+            if isinstance(text, str) and not pattern.fullmatch(text):
+                raise click.BadParameter(f"{_clipped(text)} is not {what}", ctx=ctx, param=param)
+
+
+def _clipped(text: str) -> str:
+    return repr(text) if len(text) <= 40 else f"{text[:20]!r}... ({len(text):,} characters)"
+
+
+class WholeNumbers(click.ParamType):
+    """A comma-separated list of whole numbers >= 0 in ASCII digits (``--scores 300,450,0``, ``--farkles 0,2``):
+    a tuple of ints; anything else (``1_0``, ``\uff11``, ``a,b``, an empty item) is one line (BadInput, exit 2)
+    saying what the option takes.  How many numbers and their ranges are the lookup's to check."""
+
+    name = "whole numbers"
+
+    def __init__(self, what: str, noun: str, example: str):
+        self.what = what  # e.g. "scores", "--farkles"
+        self.noun = noun  # e.g. "whole numbers", "counts"
+        self.example = example
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, (tuple, list)):  # a default, or converted already
+            return tuple(value)
+        text = str(value)
+        parts = [part.strip(" ") for part in text.split(",")]
+        if not all(re.fullmatch(r"[0-9]{1,18}", part) for part in parts):
+            raise BadInput(f"{self.what} must be {self.noun} separated by commas, in the digits 0-9 (e.g. "
+                           f"{self.example}), got {_clipped(text)}")
+        return tuple(int(part) for part in parts)
 
 
 class FiniteFloatRange(click.FloatRange):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from dicebase.cli.common import emit, output_option, resolve_format
+from dicebase.cli.common import WholeNumbers, emit, output_option, resolve_format
 from dicebase.present import db_option, open_db
 from dicebase.rules.rolled_ones import POLICY_MODES
 
@@ -62,7 +62,8 @@ def _best_options(func):
         ("--score", False, int, "Two players: the mover's score before this turn, points.  [i]"),
         ("--opponent", False, int, "Two players: the opponent's score, points (player 1's final score on player 2's "
                                    "last turn).  [j]"),
-        ("--scores", False, str, "N players (2-4): every seat's score in seat order, e.g. 30,41,12 (instead of "
+        ("--scores", False, WholeNumbers("scores", "whole numbers", "30,41,12"), "N players (2-4): every seat's "
+                                 "score in seat order, e.g. 30,41,12 (instead of "
                                  "--score and --opponent); the N-player tables answer."),
         ("--turn-total", True, int, "Points rolled this turn and not yet banked.  [k]"),
         ("--ones", True, int, "Rolled 1s set aside this turn, below the variant's ones_limit (which ends the "

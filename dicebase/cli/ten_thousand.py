@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from dicebase.cli.common import emit, output_option, resolve_format
+from dicebase.cli.common import WholeNumbers, emit, output_option, resolve_format
 from dicebase.present import db_option, open_db
 from dicebase.rules.ten_thousand import MAX_POINTS
 
@@ -21,7 +21,7 @@ POINTS = click.IntRange(0, MAX_POINTS)
 #: a banked score: below 0 only with a consecutive-farkle penalty (down to the rule set's lowest_score, issue 24)
 SCORE = click.IntRange(-20_000, MAX_POINTS)
 _farkles_option = click.option(
-    "--farkles", default=None, metavar="A,B",
+    "--farkles", default=None, metavar="A,B", type=WholeNumbers("--farkles", "counts", "0,2"),
     help="Farkles in a row of the player to move and of the opponent (two players, rule sets with a "
          "consecutive-farkle penalty; e.g. 0,2).")
 
@@ -40,18 +40,22 @@ def _nplayer_options(func):
         "--player", default=None, type=int, metavar="K",
         help="N players: the seat to move, 1..N (with --scores).")(func)
     return click.option(
-        "--scores", default=None, metavar="A,B,C[,D]",
+        "--scores", default=None, metavar="A,B,C[,D]", type=WholeNumbers("scores", "whole numbers", "300,450,0"),
         help="N players (2-4): every seat's banked points in seat order, e.g. 300,450,0 (instead of --score and "
         "--opponent; built with -o ten-thousand.players=...). A seat at or above the goal: the final round.")(func)
 
 
-def _n_or_two(scores, player, score, opponent):
-    """True for an N-player lookup; BadInput (one line) for a mix of the two ways to give the scores."""
+def _n_or_two(scores, player, score, opponent, farkles=None):
+    """True for an N-player lookup; BadInput (one line) for a mix of the two ways to give the scores (and for
+    --farkles with --scores: the N-player tables have no farkle counts, issue 34 found it ignored)."""
     from dicebase.errors import BadInput
 
     if scores is not None:
         if score is not None or opponent is not None:
             raise BadInput("give either --scores (every seat's score) or --score and --opponent (two players), not both")
+        if farkles is not None:
+            raise BadInput("--farkles goes with --score and --opponent (the two-player game of a rule set with a "
+                           "consecutive-farkle penalty); the N-player game (--scores) has no farkle counts")
         if player is None:
             raise BadInput("give --player K, the seat to move, with --scores")
         return True
@@ -183,7 +187,7 @@ def best(dice, turn_total, triple, score, opponent, farkles, scores, player, rul
         dicebase ten-thousand best 1 5 2 3 --turn-total 300 --score -500 --opponent 2000 --farkles 2,0 --rules facebook-farkle
     """
     fmt = resolve_format(fmt, as_json)
-    if _n_or_two(scores, player, score, opponent):
+    if _n_or_two(scores, player, score, opponent, farkles):
         with open_db(db_path) as db:
             answer = db.ten_thousand.best_n(list(dice), scores, player, turn_total=turn_total, triple=triple,
                                             rules=rules)
@@ -255,7 +259,7 @@ def state(score, opponent, farkles, scores, player, turn_total, dice, triple, ru
     from dicebase.errors import BadInput
 
     fmt = resolve_format(fmt, as_json)
-    if _n_or_two(scores, player, score, opponent):
+    if _n_or_two(scores, player, score, opponent, farkles):
         with open_db(db_path) as db:
             answer = db.ten_thousand.state_n(scores, player, turn_total, dice, triple=triple, rules=rules)
         _emit_n(answer, fmt)
