@@ -240,3 +240,29 @@ def test_the_bounds_hold_on_a_threads_twin_too(dbs, store):
                 twin.run_sql(sql)
         finally:
             twin.close()
+
+
+def test_a_refused_call_prints_no_traceback_when_callback_tracebacks_are_on(dbs):
+    """Issue 34, item 13: with SQLite's callback tracebacks on (Datasette turns them on when it is imported),
+    each refused printf printed 'Exception ignored in: printf ... ValueError: too large' (nine in a green
+    test run): the refusal now fails inside SQLite without a Python exception.  A real process, stderr kept."""
+    import subprocess
+    import sys
+
+    script = (
+        "import sqlite3, sys\n"
+        "sqlite3.enable_callback_tracebacks(True)\n"
+        "import dicebase\n"
+        f"with dicebase.open({url(dbs, 'sqlite')!r}) as db:\n"
+        "    for sql in (\"SELECT length(printf('%.*c', 2000000000, 'x'))\", \"SELECT format('%2000000000d', 1)\"):\n"
+        "        try:\n"
+        "            print('answered:', db.run_sql(sql))\n"
+        "        except dicebase.QueryTooLarge as exc:\n"
+        "            print('refused:', exc)\n"
+        "    print(db.run_sql(\"SELECT printf('%5d|%s', 42, 'a')\")[1][0][0])\n"
+    )
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=HANG)
+    assert run.returncode == 0 and run.stderr == "", run.stderr
+    lines = run.stdout.splitlines()
+    assert len(lines) == 3 and all(line.startswith("refused: ") and "10,000,000" in line for line in lines[:2]), lines
+    assert lines[2] == "   42|a", lines

@@ -205,7 +205,14 @@ def bounded_printf(guard) -> Callable:
     """SQLite's printf (and format) with every width and precision at most MAX_VALUE_BYTES: SQLite
     builds a '%.*c' of 2,000,000,000 characters one at a time, past its own length limit, in one
     call nothing can stop.  A call within the bound runs SQLite's own printf (on a private
-    in-memory connection); one past it sets ``guard.error`` and fails."""
+    in-memory connection); one past it sets ``guard.error`` and fails.
+
+    It fails without raising: a Python exception inside an SQLite function reaches
+    ``sys.unraisablehook`` once anything in the process has called
+    ``sqlite3.enable_callback_tracebacks(True)`` (Datasette does, on import), a traceback per
+    refused call (issue 34: nine in a green test run).  It returns a value one byte past the
+    connection's length limit instead (zeroed by calloc, never written), which SQLite refuses
+    before copying it: SQLITE_TOOBIG, reported as ``guard.error``."""
     import re
     import threading
 
@@ -225,7 +232,7 @@ def bounded_printf(guard) -> Callable:
                     if isinstance(number, (int, float)) and abs(number) > MAX_VALUE_BYTES:
                         guard.error = value_too_large(
                             "printf would build a string of more than 10,000,000 characters")
-                        raise ValueError("too large")
+                        return bytes(SQLITE_MAX_LENGTH + 1)
                 if match.group(4) != "%":
                     next(values, None)
         con, lock = _PRINTF
