@@ -114,7 +114,9 @@ def stored_table_checksum(con, store: str, table: str, columns: list[tuple[str, 
     """The checksum of ``table`` as stored, given (name, SQL type, is_key) per column in schema order."""
     keys = [name for name, _, is_key in columns if is_key]
     if store == "duckdb" and keys:
-        return _duckdb_checksum_by_slices(con, table, keys, [(n, t) for n, t, _ in columns])
+        plain = [(n, t) for n, t, _ in columns]
+        return (_duckdb_checksum_in_stored_order(con, table, keys, plain)
+                or _duckdb_checksum_by_slices(con, table, keys, plain))
     return table_checksum(column_chunks(con, store, table, keys), [(n, t) for n, t, _ in columns])
 
 
@@ -132,6 +134,68 @@ def _key_slices(con, table: str, keys: list[str], prefix: tuple = ()):
     column = keys[len(prefix)]
     for (value,) in con.execute(f'SELECT DISTINCT "{column}" FROM {table} WHERE {where} ORDER BY 1', list(prefix)).fetchall():
         yield from _key_slices(con, table, keys, prefix + (value,))
+
+
+def _duckdb_checksum_in_stored_order(con, table: str, keys: list[str], columns: list[tuple[str, str]]) -> str | None:
+    """The same checksum from one pass over the table in the order it is stored, with no sort,
+    when that order is the key order within each value of the first key column (a rule set): a
+    build writes its large tables one rule set at a time, each in key order, so sorting them
+    again to hash them costs most of the read.  Each value of the first key column is read in
+    slices of SLICE_ROWS row ids; the keys are checked to increase strictly from its first row to
+    its last, and the rows read to be all of the table; otherwise None (the caller sorts).  The
+    first key column, and any text column holding one value throughout a slice, is hashed from
+    that value instead of fetched."""
+    import numpy as np
+
+    first_key = keys[0]
+    groups = con.execute(f'SELECT "{first_key}", count(*), min(rowid), max(rowid) FROM {table} '
+                         "GROUP BY 1 ORDER BY 1").fetchall()
+    if not groups or any(value is None for value, *_ in groups):
+        return None  # empty, or a NULL key: its place in the order is the engine's to say
+    kinds = {name: encoding(data_type) for name, data_type in columns}
+    texts = [name for name, _ in columns if kinds[name] == "text" and name != first_key]
+    digests = {name: hashlib.sha256() for name, _ in columns}
+    seen = 0
+    for value, count, low, high in groups:
+        if high - low + 1 > 2 * count + SLICE_ROWS:  # row ids too sparse to walk
+            return None
+        last: tuple | None = None
+        for start in range(low, high + 1, SLICE_ROWS):
+            where = f'"{first_key}" = ? AND rowid >= ? AND rowid < ?'
+            params = [value, start, start + SLICE_ROWS]
+            parts = "".join(f', min("{name}"), max("{name}"), count("{name}")' for name in texts)
+            found = con.execute(f"SELECT count(*){parts} FROM {table} WHERE {where}", params).fetchone()
+            rows = found[0]
+            if rows == 0:
+                continue
+            constant = {first_key: value}
+            constant.update({name: found[1 + 3 * i] for i, name in enumerate(texts)  # min = max, no NULL
+                             if found[1 + 3 * i] == found[2 + 3 * i] and found[3 + 3 * i] == rows})
+            fetched = [name for name, _ in columns if name not in constant]
+            arrays = {}
+            if fetched:
+                selected = ", ".join(f'"{name}"' for name in fetched)
+                arrays = con.execute(f"SELECT {selected} FROM {table} WHERE {where}", params).fetchnumpy()
+                if len(arrays[fetched[0]]) != rows:
+                    return None
+            chunk = {name: arrays[name] if name in arrays else constant[name] for name, _ in columns}
+            key_values = [chunk[name] for name in keys]
+            if any(isinstance(v, np.ma.MaskedArray) and np.ma.is_masked(v) for v in key_values):
+                return None
+            key_values = [v.data if isinstance(v, np.ma.MaskedArray) else v for v in key_values]
+            first = tuple(_item(v, 0) for v in key_values)
+            if (last is not None and not first > last) or not _strictly_increasing(key_values, rows):
+                return None
+            last = tuple(_item(v, rows - 1) for v in key_values)
+            for name, _ in columns:
+                _update(digests[name], chunk[name], kinds[name], rows)
+            seen += rows
+        if seen == 0:
+            return None
+    (total,) = con.execute(f"SELECT count(*) FROM {table}").fetchone()
+    if seen != total:
+        return None
+    return combine((name, digests[name].hexdigest()) for name, _ in columns)
 
 
 def _duckdb_checksum_by_slices(con, table: str, keys: list[str], columns: list[tuple[str, str]]) -> str:
@@ -431,6 +495,23 @@ def checksums_checksum(rows: dict[str, str]) -> str:
     """``checksum:checksums``: over every other checksum row (key -> value), in key order."""
     text = "".join(f"{key}={value};" for key, value in sorted(rows.items()) if key != CHECKSUMS_KEY)
     return hashlib.sha256(text.encode()).hexdigest()
+
+
+def file_stamp(built_at, checksums) -> int | None:
+    """The modification time, in nanoseconds since the epoch, a build gives the file it wrote, or
+    None for values no build writes: the second of its ``built_at`` (build_info), and as the
+    nanoseconds ``checksum:checksums`` read as a number, modulo 10**9.  Any later write to the
+    file moves its modification time, so a file whose time is still its stamp (and that has no
+    write-ahead log beside it) is the file its build wrote, and the checksums it records hold
+    without reading its tables (``dicebase verify`` still reads them all)."""
+    from datetime import datetime
+
+    try:
+        seconds = int(datetime.fromisoformat(built_at).timestamp())
+        fraction = int(checksums, 16) % 10**9
+    except (TypeError, ValueError, OverflowError):
+        return None
+    return seconds * 10**9 + fraction if seconds > 0 else None
 
 
 def relations_in(con, store: str) -> dict[str, tuple[str, str | None]]:

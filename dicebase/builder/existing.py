@@ -4,7 +4,9 @@ The builder reads its own files here, read-only, through the engines themselves 
 read API of ``dicebase.query``, which sits beside the builder): the games built and with
 which options, the DuckDB storage version, and whether a game's tables still match the
 checksums its build stored (the formula of ``dicebase.checksum``, over the columns of the
-game's schema).  An engine's error is the same one-line error the read API gives
+game's schema).  A file that is still the one its build wrote (its modification time the
+build's stamp, ``dicebase.checksum.file_stamp``, and no write-ahead log beside it) keeps the
+checksums it records without its tables being read.  An engine's error is the same one-line error the read API gives
 (``dicebase.errors.classify``).
 """
 
@@ -12,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import sqlite3
 import sys
 from pathlib import Path
@@ -19,7 +22,7 @@ from typing import Any, Iterator
 
 from dicebase.builder.metadata import column_spec
 from dicebase.builder.target import BuildError
-from dicebase.checksum import stored_table_checksum
+from dicebase.checksum import CHECKSUMS_KEY, file_stamp, stored_table_checksum
 from dicebase.errors import (
     DatabaseDamaged,
     DicebaseError,
@@ -94,6 +97,23 @@ class _File:
                 games = []
             raise other_schema_version(self.loc, found, version.SCHEMA_VERSION, games)
 
+    def unchanged_since_build(self) -> bool:
+        """Whether the file is the one its build wrote: no write since (its modification time is
+        still the build's stamp) and no write-ahead log or journal beside it waiting to be applied."""
+        try:
+            facts = dict(self.fetchall("SELECT key, value FROM build_info WHERE key IN ('built_at', ?)",
+                                       (CHECKSUMS_KEY,)))
+        except DicebaseError:
+            return False
+        stamp = file_stamp(facts.get("built_at"), facts.get(CHECKSUMS_KEY))
+        path = Path(self.loc.path)
+        try:
+            if any(path.with_name(path.name + suffix).exists() for suffix in (".wal", "-wal", "-journal")):
+                return False
+            return stamp is not None and os.stat(path).st_mtime_ns == stamp
+        except OSError:
+            return False
+
     def close(self) -> None:
         self.con.close()
 
@@ -136,11 +156,11 @@ def existing_games(
                 if g in games and games[g]["options"] == opts and games[g]["package_version"] == version.__version__
             ]
             if to_check:
+                stamped = target.unchanged_since_build()
                 if not quiet:
-                    print(f"checking the stored tables of {', '.join(to_check)} against their checksums ...",
-                          file=sys.stderr, flush=True)
+                    print(f"{_checking(to_check, stamped)} ...", file=sys.stderr, flush=True)
                 for game in to_check:
-                    games[game]["intact"] &= _matches_its_checksums(target, game)
+                    games[game]["intact"] &= _matches_its_checksums(target, game, stamped)
     except (NotADicebaseDatabase, DatabaseDamaged, SchemaVersionMismatch) as exc:
         if force:
             return None
@@ -152,14 +172,21 @@ def existing_games(
 
 def intact(loc: Location, game: str, quiet: bool) -> bool:
     """Whether every table of ``game`` in the file at ``loc`` still matches its build's checksum."""
-    if not quiet:
-        print(f"checking the stored tables of {game} against their checksums (to keep its unchanged variants) ...",
-              file=sys.stderr, flush=True)
     try:
         with reading(loc) as target:
-            return _matches_its_checksums(target, game)
+            stamped = target.unchanged_since_build()
+            if not quiet:
+                print(f"{_checking([game], stamped)} (to keep its unchanged variants) ...", file=sys.stderr, flush=True)
+            return _matches_its_checksums(target, game, stamped)
     except DicebaseError:
         return False
+
+
+def _checking(games: list[str], stamped: bool) -> str:
+    if stamped:
+        return (f"the stored tables of {', '.join(games)} are as the file's last build wrote them "
+                "(its modification time is still that build's stamp): keeping their recorded checksums")
+    return f"checking the stored tables of {', '.join(games)} against their checksums"
 
 
 def storage_version_of(loc: Location) -> str | None:
@@ -172,8 +199,10 @@ def storage_version_of(loc: Location) -> str | None:
     return rows[0][0] if rows else None
 
 
-def _matches_its_checksums(target: _File, game: str) -> bool:
-    """Each table of ``game``'s schema has the rows and checksum its build stored in build_tables."""
+def _matches_its_checksums(target: _File, game: str, stamped: bool = False) -> bool:
+    """Each table of ``game``'s schema has the rows and checksum its build stored in build_tables
+    (``stamped``: the file is unchanged since its build, which recorded them: only their rows in
+    build_tables are looked for)."""
     stored: dict[str, Any] = {
         table: (rows, checksum)
         for table, rows, checksum in target.fetchall(
@@ -182,6 +211,8 @@ def _matches_its_checksums(target: _File, game: str) -> bool:
     for table in game_tables(game):
         if table.name not in stored:
             return False
+        if stamped:
+            continue
         rows, checksum = stored[table.name]
         (count,) = target.fetchall(f'SELECT count(*) FROM "{table.name}"')[0]
         if count != rows or target.checksum(table.name, column_spec(table)) != checksum:

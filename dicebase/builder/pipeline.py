@@ -23,6 +23,7 @@ import sys
 import time
 from dataclasses import dataclass
 from datetime import datetime, timezone
+from pathlib import Path
 from typing import Any
 
 from dicebase.builder import registry
@@ -41,7 +42,7 @@ from dicebase.builder.target import (  # noqa: F401  (BuildLocked, remove_leftov
     target_lock,
     write_error,
 )
-from dicebase.checksum import stored_table_checksum
+from dicebase.checksum import CHECKSUMS_KEY, file_stamp, stored_table_checksum
 from dicebase.location import Location, resolve
 from dicebase.schema import CORE, game_tables, game_views
 from dicebase import version
@@ -202,7 +203,9 @@ def _build_locked(
     convert = loc.store == "duckdb" and existing is not None and storage_version_of(loc) != storage_version
     if not todo and not convert:
         return BuildReport(loc, [], names, 0.0)
-    reuse = {} if force else _reusable_variants(loc, existing, todo, game_options, quiet)
+    reuse, complete = ({}, set()) if force else _reusable_variants(loc, existing, todo, game_options, quiet)
+    # rows removed (a game or rule set built again): the file is rewritten, which leaves no room behind
+    removes = any(g in (existing or {}) and g not in complete for g in todo)
 
     checkpoints = checkpoint_root(loc.path)
     if not resume:
@@ -220,12 +223,8 @@ def _build_locked(
     try:
         try:
             copy = bool(keep or reuse)
-            if loc.store == "duckdb":
-                writer = Writer(temp, loc.store, storage_version=storage_version, copy_from=loc.path if copy else None)
-            else:
-                if copy:
-                    shutil.copyfile(loc.path, temp)
-                writer = Writer(temp, loc.store)
+            log = _pending_log(loc)
+            writer = _start_from(loc, temp, storage_version, copy, convert or removes, log)
             if copy:
                 _forget_games(writer, [g for g in todo if g not in reuse])
             else:
@@ -242,8 +241,13 @@ def _build_locked(
                 _build_game(writer, game, game_options[game], quiet, kept, levels)
             write_catalogue(writer, [g for g in registry.GAMES if g in set(keep) | set(todo)])
             write_build_info(writer, loc, time.perf_counter() - started, storage_version, threads)
+            facts = dict(writer.execute("SELECT key, value FROM build_info WHERE key IN ('built_at', ?)",
+                                        (CHECKSUMS_KEY,)))
             writer.close()
             writer = None
+            _stamp(temp, facts)
+            if log is not None:  # what it held was read with the file; left beside the new one it would damage it
+                log.unlink(missing_ok=True)
             os.replace(temp, loc.path)
             remove_checkpoints(checkpoints)
         except (OSError, sqlite3.Error) as exc:
@@ -264,6 +268,48 @@ def _build_locked(
     return BuildReport(
         loc, todo, [g for g in names if g not in todo], time.perf_counter() - started, storage_version
     )
+
+
+def _pending_log(loc: Location):
+    """The write-ahead log beside the target (changes a killed process left unapplied), or None."""
+    log = loc.path.with_name(loc.path.name + (".wal" if loc.store == "duckdb" else "-wal"))
+    return log if log.exists() else None
+
+
+def _start_from(loc: Location, temp, storage_version: str | None, copy: bool, rewrite: bool, log=None) -> Writer:
+    """The writer of the temporary file: empty, or (``copy``) starting as the target's copy.
+
+    A copy is the file's bytes (the build then appends inside the copy), unless the file must be
+    read through its engine: a DuckDB file to ``rewrite`` (in another storage format, or losing
+    rows: DuckDB keeps the room deleted rows took, a rewrite does not), or a file with a
+    write-ahead ``log`` beside it (whose changes the bytes lack).  Rewriting a large file
+    (DuckDB's COPY FROM DATABASE decodes and compresses every table again) costs more than
+    solving a rule set to add to it."""
+    if not copy:
+        return Writer(temp, loc.store, storage_version=storage_version)
+    if loc.store == "duckdb" and (rewrite or log is not None):
+        return Writer(temp, loc.store, storage_version=storage_version, copy_from=loc.path)
+    if log is not None:  # SQLite: its backup copies the pages the log holds too
+        source = sqlite3.connect(Path(loc.path).resolve().as_uri() + "?mode=ro", uri=True)
+        copied = sqlite3.connect(str(temp))
+        try:
+            source.backup(copied)
+        finally:
+            copied.close()
+            source.close()
+    else:
+        shutil.copyfile(loc.path, temp)
+    return Writer(temp, loc.store, storage_version=storage_version)
+
+
+def _stamp(path, facts: dict) -> None:
+    """Give the finished file its build's stamp as its modification time
+    (:func:`dicebase.checksum.file_stamp`): the next build then knows it unchanged without reading
+    its tables.  A file system that cannot keep the time only costs that build the reading."""
+    stamp = file_stamp(facts.get("built_at"), facts.get(CHECKSUMS_KEY))
+    if stamp is not None:
+        with contextlib.suppress(OSError):
+            os.utime(path, ns=(time.time_ns(), stamp))
 
 
 def _solver_threads(threads: int | None) -> int:
@@ -302,16 +348,20 @@ class KeptVariants:
     names: list[str]
     notes: dict[str, Any]  # the game's build notes, less those of the variants not kept
     steps: list[tuple[str, float]]  # the steps that built them
+    #: table -> (rows, checksum) as the old file records them, for each table that lost no rows
+    #: (the checksums were verified, or the file is unchanged since the build that recorded them)
+    unchanged: dict[str, tuple[int, str]] = dataclasses.field(default_factory=dict)
 
 
 def _reusable_variants(
     loc: Location, existing: dict | None, todo: list[str], game_options: dict, quiet: bool
-) -> dict[str, list[str]]:
+) -> tuple[dict[str, list[str]], set[str]]:
     """Per game to build, the variants whose rows the existing file already holds as this build
     would write them: same package version (so the same schema and solver code), same
     fingerprint (normalised rules and solver settings, the game's ``variant_fingerprints``),
-    and the game's tables intact (their checksums verified), as for an up-to-date game."""
-    reuse = {}
+    and the game's tables intact (their checksums verified), as for an up-to-date game.  Also
+    the games that keep every variant the file holds (the build only adds to them)."""
+    reuse, complete = {}, set()
     for game in todo:
         module = registry.load(game)
         entry = (existing or {}).get(game)
@@ -326,7 +376,9 @@ def _reusable_variants(
         same = [name for name, fingerprint in after.items() if before.get(name) == fingerprint]
         if same and intact(loc, game, quiet):
             reuse[game] = same
-    return reuse
+            if set(before) <= set(same):
+                complete.add(game)
+    return reuse, complete
 
 
 def _forget_variants(writer: Writer, game: str, kept: list[str]) -> KeptVariants:
@@ -338,12 +390,17 @@ def _forget_variants(writer: Writer, game: str, kept: list[str]) -> KeptVariants
         if view.name in relations:
             writer.drop(view.name, "view")
     marks = ", ".join("?" for _ in kept)
+    recorded = {table: (rows, checksum) for table, rows, checksum in writer.execute(
+        "SELECT table_name, row_count, checksum FROM build_tables WHERE game = ?", (game,))}
+    unchanged = {}
     for t in game_tables(game):
         variant_column = list(t.primary_key.columns)[0].name
         if t.name not in relations:
             writer.create_table(t)
-        else:
-            writer.execute(f"DELETE FROM {t.name} WHERE {variant_column} NOT IN ({marks})", kept)
+            continue
+        deleted = writer.delete(f"DELETE FROM {t.name} WHERE {variant_column} NOT IN ({marks})", kept)
+        if t.name in recorded and not deleted:
+            unchanged[t.name] = recorded[t.name]  # no row deleted: the table the checksum was recorded for
     rows = writer.execute("SELECT notes_json FROM build_games WHERE game = ?", (game,))
     notes = json.loads(rows[0][0]) if rows and rows[0][0] else {}
     old = [v for (v,) in writer.execute("SELECT variant FROM build_variants WHERE game = ?", (game,))]
@@ -354,7 +411,7 @@ def _forget_variants(writer: Writer, game: str, kept: list[str]) -> KeptVariants
     writer.execute(f"DELETE FROM build_variants WHERE game = ? AND variant NOT IN ({marks})", (game, *kept))
     for meta in ("build_games", "build_steps", "build_tables"):
         writer.execute(f"DELETE FROM {meta} WHERE game = ?", (game,))
-    return KeptVariants(list(kept), {k: v for k, v in notes.items() if k not in dropped}, steps)
+    return KeptVariants(list(kept), {k: v for k, v in notes.items() if k not in dropped}, steps, unchanged)
 
 
 def _build_game(writer: Writer, game: str, options: dict[str, Any], quiet: bool,
@@ -401,14 +458,17 @@ def _build_game(writer: Writer, game: str, options: dict[str, Any], quiet: bool,
         ["game", "seq", "step", "seconds"],
         [(game, seq, label, sec) for seq, (label, sec) in enumerate(ctx.steps, start=1)],
     )
-    # a table that kept rows from the old file is read back: the appended rows are not all of it
-    checksums = {
-        t.name: (ctx.checksums[t.name].hexdigest() if kept is None else None)
-        or stored_table_checksum(writer.con, writer.store, t.name, column_spec(t))
-        for t in game_tables(game)
-    }
-    rows = {name: s.rows if kept is None else writer.execute(f"SELECT count(*) FROM {name}")[0][0]
-            for name, s in ctx.table_stats.items()}
+    # a table that kept rows from the old file and got new ones is read back (the appended rows
+    # are not all of it); one that got none and lost none keeps the checksum recorded for it
+    checksums, rows = {}, {}
+    for t in game_tables(game):
+        appended = ctx.table_stats[t.name].rows
+        if kept is not None and not appended and t.name in kept.unchanged:
+            rows[t.name], checksums[t.name] = kept.unchanged[t.name]
+            continue
+        checksums[t.name] = ((ctx.checksums[t.name].hexdigest() if kept is None else None)
+                             or stored_table_checksum(writer.con, writer.store, t.name, column_spec(t)))
+        rows[t.name] = appended if kept is None else writer.execute(f"SELECT count(*) FROM {t.name}")[0][0]
     writer.insert_rows(
         "build_tables",
         ["table_name", "game", "row_count", "checksum", "write_seconds"],

@@ -114,6 +114,14 @@ class Writer:
         except Exception:  # statements without a result set
             return []
 
+    def delete(self, sql: str, params: tuple | list = ()) -> int:
+        """Run a DELETE statement; the number of rows it removed."""
+        cur = self.con.execute(sql, params)
+        if self.store == "sqlite":
+            return max(cur.rowcount, 0)
+        rows = cur.fetchall()
+        return int(rows[0][0]) if rows else 0
+
     def create_table(self, table: Table) -> None:
         indexed = self.store == "sqlite" or table.info.get("key_index", True)
         sql = create_table_sql(table, key_constraint=indexed)
