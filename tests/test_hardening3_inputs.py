@@ -345,3 +345,97 @@ if given is not None:
         refused = "scores must be whole numbers separated by commas" in err
         assert refused != ascii_digits, (text, err)
         assert "internal error" not in err and len(err.strip().splitlines()) <= 1, err
+
+
+# --------------------------------------------------------------------------- item 11: rules in words from the values
+def readme_edit(tmp_path) -> Path:
+    """The README's own house-rules edit: print the farkle preset, then ``name = "our-table"``, ``three_pairs = 750``."""
+    readme = (ROOT / "README.md").read_text()
+    assert 'dicebase rules ten-thousand farkle > our-table.toml' in readme
+    assert '# edit two lines:  name = "our-table"   three_pairs = 750' in readme
+    text = preset_file_of("farkle")
+    path = tmp_path / "our-table.toml"
+    path.write_text(with_value(with_value(text, "name", "our-table"), "three_pairs", 750))
+    return path
+
+
+def preset_file_of(preset: str) -> str:
+    proc = dicebase("rules", "ten-thousand", preset)
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout
+
+
+def says_750_not_1500(text: str) -> None:
+    assert "three pairs 750" in text, text
+    assert "three pairs 1500" not in text and "three pairs 1,500" not in text, text
+
+
+@pytest.fixture(scope="module")
+def our_table(tmp_path_factory):
+    """A database holding the README's 'our-table', built by the real command (its one-turn tables only)."""
+    folder = tmp_path_factory.mktemp("our-table")
+    path = readme_edit(folder)
+    db = folder / "our.duckdb"
+    proc = dicebase("build", "ten-thousand", "-q", "--rules", path, "--db", db,
+                    "-o", "ten-thousand.rules=[]", "-o", "ten-thousand.duel_rules=[]", timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    return path, db
+
+
+def test_rules_check_says_the_edited_values(our_table):
+    """As found: after the README's edit ``rules --check`` still said "three pairs 1500" (the free-text description
+    copied from the preset).  The words are generated from the values now, and a note says the description is
+    the preset's."""
+    path, _ = our_table
+    proc = dicebase("rules", "--check", path)
+    assert proc.returncode == 0, proc.stderr
+    says_750_not_1500(proc.stdout)
+    assert "note: description is the farkle preset's, but these rules differ from it (three_pairs = 750, not 1500)" \
+        in proc.stdout
+
+
+def test_rules_words_of_the_built_variant_say_the_values(our_table):
+    _, db = our_table
+    proc = dicebase("rules", "--db", db, "--variant", "our-table", "--words")
+    assert proc.returncode == 0, proc.stderr
+    says_750_not_1500(proc.stdout)
+    assert "A player still at 0 needs 500 points in one turn to get on the board." in proc.stdout
+
+
+def test_the_pages_say_the_values(our_table):
+    """The home page's table of rule variants and the 10,000 page's rules in words, from a real ``dicebase
+    serve`` on a real port."""
+    import html
+    import urllib.request
+
+    _, db = our_table
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.Popen([sys.executable, "-m", "dicebase", "serve", "--host", "127.0.0.1", "--port", "0", "--db",
+                             f"duckdb:///{db}"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        line = proc.stdout.readline()
+        assert " at http://" in line, line + proc.stderr.read()
+        base = line.split(" at ")[1].split("/ ")[0]
+        with urllib.request.urlopen(f"{base}/", timeout=60) as reply:
+            home = html.unescape(reply.read().decode())
+        row = home.split("<td>our-table</td>", 1)[1].split("</tr>", 1)[0]
+        says_750_not_1500(row)
+        with urllib.request.urlopen(f"{base}/ten-thousand?rules=our-table", timeout=60) as reply:
+            page = html.unescape(reply.read().decode())
+        says_750_not_1500(page)
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+
+
+def test_a_description_of_ones_own_and_a_presets_own_are_kept(tmp_path):
+    """The description stays where it is the rule set's own: a player's own words, or a preset's unchanged."""
+    text = with_value(with_value(with_value(preset_file_of("farkle"), "name", "kitchen"), "three_pairs", 750),
+                      "description", "Our kitchen table's Farkle")
+    path = tmp_path / "kitchen.toml"
+    path.write_text(text)
+    proc = dicebase("rules", "--check", path)
+    assert proc.returncode == 0 and "  Our kitchen table's Farkle.\n" in proc.stdout and "note:" not in proc.stdout
+    says_750_not_1500(proc.stdout)
+    proc = dicebase("rules", "ten-thousand", "farkle", "--words")
+    assert proc.stdout.startswith("Widely played Farkle scoring") and "three pairs 1,500 (four of a kind" in proc.stdout

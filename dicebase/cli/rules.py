@@ -71,18 +71,11 @@ def group(game, preset, variant, words, check, db_path):
 
 
 def in_words(mod, rules) -> list[str]:
-    """A rule set in words: its description, for 10,000 how its game ends and the Farkle family's options
-    it uses (issue 24, ``options_text``), and its source."""
-    out = []
-    description = getattr(rules, "description", "")
-    if description:
-        out.append(description.rstrip(".") + ".")
-    if mod.GAME == "ten_thousand":
-        out.extend(mod.options_text(rules))
-    source = getattr(rules, "source", "")
-    if source:
-        out.append(f"Source: {source}")
-    return out
+    """A rule set in words (:func:`dicebase.rules.files.in_words`): its description where it is its own, the
+    rules generated from the values (issue 34), and its source."""
+    from dicebase.rules import files
+
+    return files.in_words(mod, rules)
 
 
 def _check_file(path) -> None:
@@ -103,9 +96,15 @@ def _check_file(path) -> None:
         note = f"it builds only with --force-size: {exc}"
     except ValueError as exc:
         raise BadInput(f"{path}: {exc}") from None
+    rules = house.rules()
     click.echo(f"{path}: {house.game.replace('_', '-')} rules {house.name!r} are valid; in words:")
-    for line in in_words(mod, house.rules()):
+    for line in in_words(mod, rules):
         click.echo(f"  {line}")
+    copied = files.copied_description(mod, rules)
+    if copied:
+        preset, diff = copied
+        click.echo(f"note: description is the {preset} preset's, but these rules differ from it ({'; '.join(diff)}); "
+                   "the words above come from the values: describe your rules in the file's description")
     if note:
         click.echo(note)
 

@@ -273,3 +273,48 @@ def load(path: str | Path, game: str | None = None) -> HouseRules:
     except (OSError, UnicodeDecodeError) as exc:
         raise RulesFileError(f"{path}: cannot read it: {exc}") from None
     return parse(text, str(path), game)
+
+
+# ------------------------------------------------------------------ a rule set in words (issue 34)
+def _values(mod, rules) -> dict:
+    """The rule values of a rule set as its file has them, without the free text."""
+    return {k: v for k, v in mod.to_file(rules).items() if k not in ("description", "source", "two_player")}
+
+
+def copied_description(mod, rules) -> tuple[str, list[str]] | None:
+    """(preset, differences) when the rule set's description is a preset's own but its values are not: a
+    printed preset edited without its description (issue 34: the README's 'our-table' still said "three pairs
+    1500"); None otherwise."""
+    description = getattr(rules, "description", "")
+    if not description:
+        return None
+    for name, preset in mod.PRESETS.items():
+        if getattr(preset, "description", None) == description:
+            ours, theirs = _values(mod, rules), _values(mod, preset)
+            diff = [f"{k} = {_toml_value(ours[k])}, not {_toml_value(theirs[k])}" for k in ours if ours[k] != theirs[k]]
+            return (name, diff) if diff else None
+    return None
+
+
+def in_words(mod, rules, source: bool = True) -> list[str]:
+    """A rule set in words, one sentence a line: its description (unless it is a preset's, copied into a file
+    whose values differ), then the rules generated from the values (the game's ``words``), then its source."""
+    out = []
+    description = getattr(rules, "description", "")
+    if description and copied_description(mod, rules) is None:
+        out.append(description.rstrip(".") + ".")
+    out.extend(mod.words(rules))
+    if source and getattr(rules, "source", ""):
+        out.append(f"Source: {rules.source}")
+    return out
+
+
+def record_words(game: str, variant: str, record: dict, solver: dict | None = None) -> list[str]:
+    """:func:`in_words` of a variant as stored in build_variants (rules_json, solver_json), without its source;
+    the stored description alone where the record cannot be read back (a file of another version)."""
+    mod = module(game)
+    try:
+        return in_words(mod, mod.from_file(variant, mod.from_record(record, solver)), source=False)
+    except (KeyError, TypeError, ValueError):
+        description = record.get("description", "") if isinstance(record, dict) else ""
+        return [description] if description else []

@@ -459,6 +459,13 @@ def from_file(name: str, values: dict) -> Rules:
     return rules_from_options(values)
 
 
+def words(rules: Rules) -> list[str]:
+    """The variant in words generated from its values (:func:`dicebase.rules.files.in_words`)."""
+    return [f"{rules.dice} dice with {rules.faces} faces; rolled 1s are set aside and {rules.ones_limit} of them end "
+            "the turn with no score; holding banks the points of the other dice rolled. A player ending a turn with "
+            f"{rules.goal} or more makes that round the last: player 2 must then end above player 1's score."]
+
+
 def from_record(record: dict, solver: dict | None = None) -> dict:
     """Rules-file values of a variant as stored in build_variants.rules_json."""
     return {k: record[k] for k in OPTION_RANGES}

@@ -326,6 +326,17 @@ def from_file(name: str, values: dict) -> Rules:
                  v["keep_after_reroll"], v["description"])
 
 
+def words(rules: Rules) -> list[str]:
+    """The variant in words generated from its values (:func:`dicebase.rules.files.in_words`)."""
+    worth = ", ".join(f"{f}: {w}" for f, w in enumerate(rules.worth, 1))
+    keep = f"keep at least {rules.min_keep} {'die' if rules.min_keep == 1 else 'dice'} after every roll"
+    if rules.allow_reroll:
+        keep += (f", or keep none and re-roll them all (not with one die left); the roll after a re-roll must keep "
+                 f"at least {rules.keep_after_reroll}")
+    return [f"{rules.dice} dice with {rules.faces} faces, each face worth (face: points) {worth}; {keep}; every die "
+            "is kept in the end and the lowest total wins."]
+
+
 def from_record(record: dict, solver: dict | None = None) -> dict:
     """Rules-file values of a variant as stored in build_variants.rules_json."""
     return {

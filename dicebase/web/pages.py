@@ -205,8 +205,16 @@ def home(server, request: Request) -> Response:
         "title": "dicebase",
         "build": info["build"],
         "built": built,
-        "variants": info["variants"],
+        "variants": [{**v, "words": _variant_words(v)} for v in info["variants"]],
     })
+
+
+def _variant_words(v: dict) -> str:
+    """A stored variant's rules in words, generated from its values by the rules layer (issue 34: the stored
+    description of a house rule set can be a preset's, copied and left unedited)."""
+    from dicebase.rules.files import record_words
+
+    return " ".join(record_words(v["game"], v["variant"], v["rules"], v.get("solver")))
 
 
 def api_docs(server, request: Request) -> Response:

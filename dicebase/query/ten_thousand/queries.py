@@ -732,8 +732,6 @@ class Queries(Lookahead):
     def rules_in_words(self, rules: str | None = None, *, variant: str | None = None) -> list[str]:
         """A built rule set's rules in words, one sentence each: its description, then how the game ends
         and the Farkle family's options it uses (issue 24: bank minimum, no-score bonus, penalty ...)."""
-        from dicebase.rules.ten_thousand import options_text
-
         from dataclasses import replace
 
         rules = _rule_name(rules, variant)
@@ -743,7 +741,9 @@ class Queries(Lookahead):
             goal = self.goal(rules)  # a preset's two-player game is built to the build's goal
             if goal != rs.goal and rs.compensation < goal:
                 rs = replace(rs, goal=goal)
-        return [rs.description.rstrip(".") + ".", *options_text(rs)]
+        from dicebase.rules import files, ten_thousand as module  # issue 34: the words come from the values
+
+        return files.in_words(module, rs, source=False)
 
     def gaps(self) -> list[Gap]:
         self.db.require_game("ten_thousand")

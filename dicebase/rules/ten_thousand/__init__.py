@@ -40,7 +40,7 @@ from dicebase.rules import SizeLimit
 from dicebase.rules.files import Key, check_values
 from dicebase.rules.ten_thousand.farkle import (  # noqa: F401  (issue 24's options, one import away)
     FARKLE_COUNT_RESET, FARKLE_OPTIONS, LAST_ROUND, check_farkle_options, needs_penalty_state, nplayer_refusal,
-    options_text, two_player_refusal,
+    options_text, scoring_text, two_player_refusal,
 )
 from dicebase.rules.ten_thousand.scoring import (  # noqa: F401  (the rules' public names, one import away)
     CLASS_ORDER,
@@ -721,6 +721,12 @@ def from_file(name: str, values: dict) -> RuleSet:
             raise ValueError(f"single: every roll of {what} scores, so a turn would never have to end; "
                              "the solver needs a chance to farkle in every state")
     return rules
+
+
+def words(rules: RuleSet) -> list[str]:
+    """The rule set in words generated from its values, one sentence each: the scoring, then how the game ends
+    and the Farkle family's options it uses (:func:`dicebase.rules.files.in_words` adds the description)."""
+    return [scoring_text(rules), *options_text(rules)]
 
 
 def from_record(record: dict, solver: dict | None = None) -> dict:

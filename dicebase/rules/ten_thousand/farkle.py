@@ -91,6 +91,55 @@ def options_text(r: RuleSet) -> list[str]:
     return out
 
 
+def scoring_text(r: RuleSet) -> str:
+    """The scoring of ``r`` in words, generated from its values (issue 34: a description copied from a preset
+    and left unedited said "three pairs 1500" of a rule set that scores them 750)."""
+    faces = range(1, 7)
+    singles = [f"single {f} = {r.single_values[f - 1]:,}" for f in faces if r.single_values[f - 1]]
+    parts = [", ".join(singles) if singles else "no single die scores"]
+    if r.dice >= 3:
+        triples = r.triple_values
+        if all(triples[f - 1] == 100 * f for f in range(2, 7)):
+            parts.append(f"three of a kind = 100 x face{'' if triples[0] == 100 else f', three 1s = {triples[0]:,}'}")
+        else:
+            parts.append(", ".join(f"three {f}s = {t:,}" if t else f"three {f}s do not score"
+                                   for f, t in zip(faces, triples)))
+    if r.dice >= 4:
+        more = ("four", "five", "six")[: r.dice - 3]
+        if r.extra_dice == "add_triple":
+            parts.append("each die over three adds the triple value again (" +
+                         ", ".join(f"{w} of a kind {n}x" for w, n in zip(more, (2, 3, 4))) + ")")
+        elif r.extra_dice == "double":
+            parts.append("each die over three doubles the set (" +
+                         ", ".join(f"{w} of a kind {n}x" for w, n in zip(more, (2, 4, 8))) + ")")
+        elif not any(r.kind_values[: len(more)]):
+            parts.append("four or more of a kind score as a triple plus singles")
+        else:
+            parts.append(", ".join(f"{w} of a kind {v:,}" if v else f"{w} of a kind scores as a triple plus singles"
+                                   for w, v in zip(more, r.kind_values)))
+    if r.dice == 6:
+        parts.append(f"1-6 straight {r.straight:,}" if r.straight else "no straight")
+        if r.three_pairs:
+            parts.append(f"three pairs {r.three_pairs:,}" +
+                         (" (four of a kind + a pair counts as three pairs)" if r.three_pairs_with_four else ""))
+        else:
+            parts.append("no three pairs")
+        if r.four_and_pair:
+            parts.append(f"four of a kind + a pair {r.four_and_pair:,}")
+        parts.append(f"two triples {r.two_triples:,}" if r.two_triples else "two triples score as two triples")
+    if r.triple_stands:
+        parts.append("a triple kept earlier in the turn stands: every later die of its face adds the triple value "
+                     "again" + ("" if r.hot_dice and not r.hot_dice_clears_triple else
+                                " (hot dice clears it)" if r.hot_dice else ""))
+    else:
+        parts.append("each roll is scored on its own (no standing triple)")
+    parts.append(f"hot dice: scoring with all {r.dice} dice gives them all back to roll" +
+                 (", the standing triple too" if r.triple_stands and not r.hot_dice_clears_triple else "")
+                 if r.hot_dice else "no hot dice: scoring with every die ends the turn, its total banked")
+    unit = f"; every score is a multiple of {r.unit}" if r.unit != 50 else ""
+    return f"{r.dice} dice: " + "; ".join(parts) + unit + "."
+
+
 def _nth(n: int) -> str:
     return {1: "1st", 2: "2nd", 3: "3rd"}.get(n, f"{n}th")
 
