@@ -268,6 +268,23 @@ def test_scores_take_ascii_digits_only(text, built_db):
         assert "scores must be whole numbers separated by commas, in the digits 0-9" in line, line
 
 
+@pytest.mark.parametrize("text", NOT_ASCII_WHOLE)
+def test_the_python_api_reads_score_texts_as_the_command_line_does(text, built_db):
+    """The read API takes ``scores`` as a text too (``db.rolled_ones.best_n("30,41,12", 1)``): it refuses what the
+    command line refuses, where it read ``1_0`` as 10 with ``int()``; a negative score gets the seat's range."""
+    import dicebase.query
+    from dicebase.errors import BadInput
+
+    with dicebase.query.open(built_db(("rolled_ones",))) as db:
+        with pytest.raises(BadInput, match="scores must be whole numbers separated by commas"):
+            db.rolled_ones.best_n(f"{text},0", 1)
+        with pytest.raises(BadInput, match="seat 1's score must be"):
+            db.rolled_ones.best_n("-1,0", 1)
+    with dicebase.query.open(built_db(("ten_thousand",))) as db:
+        with pytest.raises(BadInput, match="scores must be whole numbers of points separated by commas"):
+            db.ten_thousand.state_n(f"{text},0", 1)
+
+
 @pytest.mark.parametrize("text", [*NOT_ASCII_WHOLE, " 5"])
 def test_every_whole_number_option_and_argument_takes_ascii_digits_only(text, built_db):
     """The same texts in a single-number option (``--score``, ``--players-after``) and a number argument (the
@@ -334,14 +351,15 @@ if given is not None:
                     min_size=1, max_size=4))
     def test_scores_are_read_exactly_when_every_item_is_ascii_digits(run_cli, built_db, items):
         """Property: ``rolled-ones best --scores`` refuses the text as not whole numbers exactly when some item
-        (spaces around it aside) is not 1-18 ASCII digits; otherwise whatever it says is about the numbers."""
+        (spaces around it aside) is not 1-18 ASCII digits with an optional minus; otherwise whatever it says is
+        about the numbers (a negative score: the seat's range)."""
         db = built_db(("rolled_ones",))
         text = ",".join(items)
         if not text or text.startswith("-"):
             return  # click reads a leading '-' as an option
         code, _, err = run_cli(["rolled-ones", "best", "--db", str(db), "--scores", text, "--player", "1",
                                 "--turn-total", "0", "--ones", "0"])
-        ascii_digits = all(re.fullmatch(r"[0-9]{1,18}", item.strip(" ")) for item in text.split(","))
+        ascii_digits = all(re.fullmatch(r"-?[0-9]{1,18}", item.strip(" ")) for item in text.split(","))
         refused = "scores must be whole numbers separated by commas" in err
         assert refused != ascii_digits, (text, err)
         assert "internal error" not in err and len(err.strip().splitlines()) <= 1, err

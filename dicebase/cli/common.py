@@ -143,9 +143,10 @@ def _clipped(text: str) -> str:
 
 
 class WholeNumbers(click.ParamType):
-    """A comma-separated list of whole numbers >= 0 in ASCII digits (``--scores 300,450,0``, ``--farkles 0,2``):
-    a tuple of ints; anything else (``1_0``, ``\uff11``, ``a,b``, an empty item) is one line (BadInput, exit 2)
-    saying what the option takes.  How many numbers and their ranges are the lookup's to check."""
+    """A comma-separated list of whole numbers in ASCII digits, each with an optional leading minus
+    (``--scores 300,450,0``, ``--farkles 0,2``): a tuple of ints; anything else (``1_0``, ``\uff11``, ``a,b``,
+    an empty item) is one line (BadInput, exit 2) saying what the option takes.  How many numbers and their
+    ranges (negative ones included) are the lookup's to check, so its line names the seat and the range."""
 
     name = "whole numbers"
 
@@ -159,7 +160,7 @@ class WholeNumbers(click.ParamType):
             return tuple(value)
         text = str(value)
         parts = [part.strip(" ") for part in text.split(",")]
-        if not all(re.fullmatch(r"[0-9]{1,18}", part) for part in parts):
+        if not all(re.fullmatch(r"-?[0-9]{1,18}", part) for part in parts):
             raise BadInput(f"{self.what} must be {self.noun} separated by commas, in the digits 0-9 (e.g. "
                            f"{self.example}), got {_clipped(text)}")
         return tuple(int(part) for part in parts)

@@ -50,6 +50,18 @@ def whole_number(value, what: str, allowed: str = "") -> int:
     return int(value)
 
 
+def comma_numbers(text: str) -> list[int] | None:
+    """``"30,41,12"`` -> ``[30, 41, 12]``: whole numbers in ASCII digits with an optional leading minus,
+    separated by commas (spaces around them allowed); None for anything else.  The read API takes the
+    same texts as the command line: ``1_0``, ``+5`` and fullwidth or Arabic-Indic digits are not numbers."""
+    import re
+
+    parts = [part.strip(" ") for part in text.split(",")]
+    if not all(re.fullmatch(r"-?[0-9]{1,18}", part) for part in parts):
+        return None
+    return [int(part) for part in parts]
+
+
 def first(rows: list[tuple]) -> tuple | None:
     """The first row of a ``Database.read`` result, or None when it is empty."""
     return rows[0] if rows else None

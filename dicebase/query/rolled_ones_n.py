@@ -25,7 +25,7 @@ from functools import cached_property, lru_cache, partial
 
 from dicebase.errors import too_many_players
 from dicebase.layout import rolled_ones as layout
-from dicebase.query.base import BadInput, NotInDatabase, clip, whole_number
+from dicebase.query.base import BadInput, NotInDatabase, clip, comma_numbers, whole_number
 from dicebase.query.blocks import Found
 from dicebase.query.metadata import has_relation
 from dicebase.rules.rolled_ones import (
@@ -187,12 +187,10 @@ def first_passage(rules: Rules, d_max: int) -> tuple:
 def parse_scores(scores) -> tuple[int, ...]:
     """``"30,41,12"`` or a list of whole numbers -> a tuple; BadInput (one line) otherwise."""
     if isinstance(scores, str):
-        parts = [p.strip() for p in scores.split(",")]
-        try:
-            values = [int(p) for p in parts]
-        except ValueError:
+        values = comma_numbers(scores)
+        if values is None:
             raise BadInput(f"scores must be whole numbers separated by commas, one per seat (e.g. 30,41,12), "
-                           f"got {clip(scores)}") from None
+                           f"got {clip(scores)}")
     elif isinstance(scores, (list, tuple)):
         values = [whole_number(s, "each score") for s in scores]
     else:

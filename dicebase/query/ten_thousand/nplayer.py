@@ -32,7 +32,7 @@ from operator import itemgetter, mul
 
 from dicebase.errors import too_many_players
 from dicebase.layout import ten_thousand as layout
-from dicebase.query.base import BadInput, NotInDatabase, built_options, clip, whole_number
+from dicebase.query.base import BadInput, NotInDatabase, built_options, clip, comma_numbers, whole_number
 from dicebase.query.blocks import Found
 from dicebase.query.metadata import has_relation
 from dicebase.rules.ten_thousand import (
@@ -289,11 +289,10 @@ TURN_MEMO = 16
 def parse_scores(scores, unit: int | None = None) -> tuple[int, ...]:
     """``"300,450,0"`` or a list of whole numbers -> a tuple; BadInput (one line) otherwise."""
     if isinstance(scores, str):
-        try:
-            values = [int(p.strip()) for p in scores.split(",")]
-        except ValueError:
+        values = comma_numbers(scores)
+        if values is None:
             raise BadInput(f"scores must be whole numbers of points separated by commas, one per seat (e.g. "
-                           f"300,450,0), got {clip(scores)}") from None
+                           f"300,450,0), got {clip(scores)}")
     elif isinstance(scores, (list, tuple)):
         values = [whole_number(s, "each score") for s in scores]
     else:

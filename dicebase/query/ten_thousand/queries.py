@@ -12,8 +12,8 @@ import json
 
 from dicebase.layout.ten_thousand import DUEL, DUEL_LOOKAHEAD_SQL, LAST_TURN_SQL, ROLL_PARTS_SQL, SOLITAIRE_LOOKAHEAD_SQL
 from dicebase.query.base import (
-    BadInput, NotInDatabase, built_options, clip, first, how_to_add, named, ready_to_hold, rebuild_command, text_choice,
-    whole_number,
+    BadInput, NotInDatabase, built_options, clip, comma_numbers, first, how_to_add, named, ready_to_hold, rebuild_command,
+    text_choice, whole_number,
 )
 from dicebase.query.ten_thousand.lookahead import Lookahead
 from dicebase.query.ten_thousand.results import (
@@ -543,16 +543,17 @@ class Queries(Lookahead):
             raise BadInput(f"rule set {rules!r} has a consecutive-farkle penalty: give both players' farkle counts "
                            "in a row, --farkles A,B (the mover's, the opponent's)")
         if isinstance(farkles, str):  # "A,B" as the command line gives it
-            parts = [c.strip() for c in farkles.split(",")]
-            if not all(c.isdigit() for c in parts):
+            counts = comma_numbers(farkles)
+            if counts is None:
                 raise BadInput(f"--farkles must be two counts A,B from 0 to {m - 1}, got {clip(farkles)}")
-            farkles = [int(c) for c in parts]
+            farkles = counts
         if isinstance(farkles, (bytes, dict)) or not hasattr(farkles, "__iter__"):
             raise BadInput(f"--farkles must be two counts A,B, got {clip(farkles)}")
         counts = [_int(c, "--farkles", f"a whole number 0-{m - 1}") for c in farkles]
         if len(counts) != 2 or any(not 0 <= c < m for c in counts):
             raise BadInput(f"--farkles must be two counts A,B from 0 to {m - 1} (farkles in a row: the mover's, "
-                           f"the opponent's; the {m}{ {1: 'st', 2: 'nd', 3: 'rd'}.get(m, 'th')} costs the penalty), got {clip(farkles)}")
+                           f"the opponent's; the {m}{ {1: 'st', 2: 'nd', 3: 'rd'}.get(m, 'th')} costs the penalty), "
+                           f"got {','.join(map(str, counts))}")
         lo = rs.lowest_score
         scores = []
         for value, what in ((score, "--score"), (opponent, "--opponent")):
