@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 import dicebase
-from dicebase.builder import pipeline, registry
+from dicebase.builder import pipeline
 from dicebase.query import BadInput, DatabaseMissing, NotInDatabase, ReadOnlyViolation
 from dicebase.query.base import NotADicebaseDatabase
 
@@ -25,13 +25,9 @@ TESTS = Path(__file__).parent
 def toy():
     import toy_game
 
-    before = (dict(registry.GAMES), dict(registry.ALIASES))
     toy_game.register()
     yield toy_game
-    registry.GAMES.clear()
-    registry.GAMES.update(before[0])
-    registry.ALIASES.clear()
-    registry.ALIASES.update(before[1])
+    toy_game.unregister()
 
 
 def digest(path: Path) -> str:

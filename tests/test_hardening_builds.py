@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 import dicebase
-from dicebase.builder import pipeline, registry
+from dicebase.builder import pipeline
 from dicebase.query.base import (
     DatabaseLocked,
     DatabaseDamaged,
@@ -42,13 +42,13 @@ def _register_toys() -> None:
 
 @pytest.fixture
 def toys():
-    before = (dict(registry.GAMES), dict(registry.ALIASES))
+    import toy_game
+    import toy_game_b
+
     _register_toys()
     yield
-    registry.GAMES.clear()
-    registry.GAMES.update(before[0])
-    registry.ALIASES.clear()
-    registry.ALIASES.update(before[1])
+    toy_game.unregister()
+    toy_game_b.unregister()
 
 
 def _build_in_child(game: str, url: str, options: dict, start_at: float) -> list[str]:

@@ -187,15 +187,11 @@ def _toy():
 
 @pytest.fixture
 def toy():
-    from dicebase.builder import registry
+    import toy_game
 
-    before = (dict(registry.GAMES), dict(registry.ALIASES))
     _toy()
     yield
-    registry.GAMES.clear()
-    registry.GAMES.update(before[0])
-    registry.ALIASES.clear()
-    registry.ALIASES.update(before[1])
+    toy_game.unregister()
 
 
 @pytest.mark.parametrize("store", ["duckdb", "sqlite"])
@@ -569,9 +565,6 @@ def test_no_rebuild_hint_drops_the_other_games(store, tmp_path, monkeypatch, run
     """A file of another schema version holding two games: its hint names both games and the
     file, and running the hint gives back a file with both (a build keeps the games it does not
     name, but a file it cannot read is replaced whole)."""
-    from dicebase.builder import registry
-
-    before = (dict(registry.GAMES), dict(registry.ALIASES))
     import toy_game
     import toy_game_b
 
@@ -599,10 +592,8 @@ def test_no_rebuild_hint_drops_the_other_games(store, tmp_path, monkeypatch, run
         with dicebase.open(given) as db:
             assert db.games() == ["toy", "toy_b"]
     finally:
-        registry.GAMES.clear()
-        registry.GAMES.update(before[0])
-        registry.ALIASES.clear()
-        registry.ALIASES.update(before[1])
+        toy_game.unregister()
+        toy_game_b.unregister()
 
 
 def test_no_hint_in_the_code_is_a_build_of_every_game_with_force():

@@ -58,10 +58,13 @@ def build(ctx, options):
 
 
 def register() -> None:
-    """Make the toy game buildable (idempotent)."""
-    from dicebase import schema
-    from dicebase.builder import registry
+    """Make the toy game buildable (idempotent): its descriptor names this module as its schema and builder."""
+    from dicebase import games
 
-    registry.GAMES.setdefault(GAME, __name__)
-    registry.ALIASES.setdefault(GAME, GAME)
-    schema._views.setdefault(GAME, list(VIEWS))
+    games.register(games.Game(GAME, "Toy", schema=__name__, builder=__name__))
+
+
+def unregister() -> None:
+    from dicebase import games
+
+    games.unregister(GAME)

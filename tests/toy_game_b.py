@@ -13,6 +13,7 @@ from dicebase.schema.base import table
 GAME = "toy_b"
 DEFAULT_OPTIONS = {"rows": 100}
 TEST_OPTIONS = {"rows": 100}
+VIEWS: list = []
 
 toy_b_values = table(
     "toy_b_values",
@@ -31,10 +32,13 @@ def build(ctx, options):
 
 
 def register() -> None:
-    """Make toy_b buildable (idempotent)."""
-    from dicebase import schema
-    from dicebase.builder import registry
+    """Make toy_b buildable (idempotent): its descriptor names this module as its schema and builder."""
+    from dicebase import games
 
-    registry.GAMES.setdefault(GAME, __name__)
-    registry.ALIASES.setdefault("toy-b", GAME)
-    schema._views.setdefault(GAME, [])
+    games.register(games.Game(GAME, "Toy B", schema=__name__, builder=__name__))
+
+
+def unregister() -> None:
+    from dicebase import games
+
+    games.unregister(GAME)

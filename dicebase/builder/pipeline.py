@@ -69,7 +69,7 @@ def parse_options(game: str, overrides: dict[str, Any] | None, *, base: dict | N
     from dicebase.rules import SizeLimit
 
     module = registry.load(game)
-    options = dict(getattr(module, "DEFAULT_OPTIONS", {}))
+    options = dict(module.DEFAULT_OPTIONS)
     options.update({k: v for k, v in (base or {}).items() if k in options})
     for key, value in (overrides or {}).items():
         if key not in options:
@@ -78,10 +78,9 @@ def parse_options(game: str, overrides: dict[str, Any] | None, *, base: dict | N
         options[key] = value
     for rules_file in house:
         options = rules_file.add_to(options)
-    validate = getattr(module, "validate_options", None)
-    if validate is not None:
+    if isinstance(module, registry.ChecksOptions):
         try:
-            validate(dict(options))
+            module.validate_options(dict(options))
         except SizeLimit as exc:
             if not force_size:
                 raise BuildError(f"{exc} (or build it anyway with --force-size)") from None
@@ -366,7 +365,7 @@ def _reusable_variants(
         module = registry.load(game)
         entry = (existing or {}).get(game)
         if (entry is None or entry["package_version"] != version.__version__
-                or not hasattr(module, "variant_fingerprints")):
+                or not isinstance(module, registry.AddsVariants)):
             continue
         try:
             before = module.variant_fingerprints(dict(entry["options"]))

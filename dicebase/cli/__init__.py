@@ -10,32 +10,29 @@ tracebacks are for bugs.  The web API is generated from these commands.
 from __future__ import annotations
 
 import copy
-from typing import Callable
+from typing import Callable, Protocol
 
 import click
 
+from dicebase import games
 from dicebase.cli import build as _build
 from dicebase.cli import database as _database
 from dicebase.cli.common import StrictCommand, StrictGroup, make_strict
 from dicebase.version import __version__
 
 
-def _threes() -> click.Command:
-    from dicebase.cli.threes import group
+class GameCommands(Protocol):
+    """A game's command-line module (its descriptor's ``cli``): the lookup commands under its name."""
 
-    return group
-
-
-def _rolled_ones() -> click.Command:
-    from dicebase.cli.rolled_ones import group
-
-    return group
+    group: click.Group
 
 
-def _ten_thousand() -> click.Command:
-    from dicebase.cli.ten_thousand import group
+def _game_group(name: str) -> Callable[[], click.Command]:
+    def load() -> click.Command:
+        module: GameCommands = games.load(name, "cli")
+        return module.group
 
-    return group
+    return load
 
 
 def _plot() -> click.Command:
@@ -59,12 +56,8 @@ def _bots(name: str) -> Callable[[], click.Command]:
     return load
 
 
-#: The games' lookup groups, loaded on first use: name -> loader.
-GAME_GROUPS: dict[str, Callable[[], click.Command]] = {
-    "threes": _threes,
-    "rolled-ones": _rolled_ones,
-    "ten-thousand": _ten_thousand,
-}
+#: The games' lookup groups, loaded on first use: CLI name -> loader (from the descriptors, dicebase.games).
+GAME_GROUPS: dict[str, Callable[[], click.Command]] = {g.cli_name: _game_group(g.name) for g in games.all_games("cli")}
 
 
 class LazyGroup(StrictGroup):

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import click
 
+from dicebase import games
 from dicebase.errors import BadInput
 from dicebase.present import db_option, open_db, write_file
 
@@ -81,8 +82,9 @@ def figure_command(spec) -> click.Command:
     params = []
     for opt in spec.options:
         names = [opt.flag]
-        if opt.name == "variant" and spec.game == "ten_thousand":
-            names.append("--rules")  # the name the ten-thousand lookups use
+        rules_option = games.game(spec.game).rules_option
+        if opt.name == "variant" and rules_option != "variant":
+            names.append(f"--{rules_option}")  # the name the game's lookups use (10,000: --rules)
         params.append(click.Option([*names, opt.name], type=opt.kind, default=None, metavar=opt.metavar,
                                    required=opt.required, help=opt.help))
     params += [

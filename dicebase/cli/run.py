@@ -7,6 +7,7 @@ import sys
 
 import click
 
+from dicebase import games
 from dicebase.errors import DicebaseError
 from dicebase.present import error_line
 
@@ -100,7 +101,7 @@ def _checked_streams():
 
 
 #: Commands that only read: once their output is written this process has nothing left to do.
-READ_ONLY_COMMANDS = {"threes", "rolled-ones", "ten-thousand", "info", "schema", "sql", "verify", "rules"}
+READ_ONLY_COMMANDS = {*games.cli_names("cli"), "info", "schema", "sql", "verify", "rules"}
 
 
 def _reads_only(args: list[str]) -> bool:

@@ -13,14 +13,30 @@ when a figure is drawn; the CLI's lookups never import this package.
 
 from __future__ import annotations
 
-from dicebase.plots import rolled_ones, ten_thousand, threes
+from typing import Protocol
+
+from dicebase import games
 from dicebase.plots.base import FORMATS, FigureSpec, build_facts, fetch, literal_sql, render_spec
 from dicebase.errors import BadInput
 
 __all__ = ["FIGURES", "FORMATS", "names", "figure", "render", "sql", "data", "size_px", "build_stamp"]
 
-#: Every figure by name, in the order `dicebase plot --list` shows them.
-FIGURES: dict[str, FigureSpec] = {f.name: f for module in (rolled_ones, threes, ten_thousand) for f in module.FIGURES}
+
+class GameFigures(Protocol):
+    """A game's figures module (its descriptor's ``plots``)."""
+
+    #: its figures, in the order the gallery shows them
+    FIGURES: tuple[FigureSpec, ...]
+
+
+def _figures(game: str) -> list[FigureSpec]:
+    module: GameFigures = games.load(game, "plots")
+    return list(module.FIGURES)
+
+
+#: Every figure by name, in the order `dicebase plot --list` shows them (the games' ``figures`` places).
+FIGURES: dict[str, FigureSpec] = {f.name: f for g in sorted(games.all_games("figures"), key=lambda g: g.figures)
+                                  for f in _figures(g.name)}
 
 
 def names(game: str | None = None) -> list[str]:

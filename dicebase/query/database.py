@@ -24,7 +24,6 @@ import signal
 import sqlite3
 import threading
 from dataclasses import dataclass
-from functools import cached_property
 from time import monotonic, sleep
 from typing import Any, Callable
 
@@ -70,8 +69,6 @@ from dicebase.query.watchdog import MAIN_THREAD, Run, Slot, the_watchdog
 DEFAULT_TIMEOUT = 60.0
 #: Most rows ``run_sql`` returns; a larger result is refused (use LIMIT, or ``dicebase export``).
 MAX_RESULT_ROWS = 1_000_000
-# Attributes a thread's twin of a Database must not share: the game query objects cache per connection.
-_PER_CONNECTION = tuple(game_modules.QUERIES)
 
 
 @dataclass(frozen=True)
@@ -446,7 +443,8 @@ class Database:
             twin.read_memo_rows = self.read_memo_rows
             return twin
         twin = object.__new__(Database)
-        twin.__dict__.update({k: v for k, v in self.__dict__.items() if k not in ("_con", *_PER_CONNECTION)})
+        # not the games' query objects (db.threes ...): they cache per connection
+        twin.__dict__.update({k: v for k, v in self.__dict__.items() if k != "_con" and k not in game_modules.QUERIES})
         twin._con = self._con.cursor()  # a cursor has a temporary catalogue of its own: no macros yet
         twin._per_connection_state()  # its own query state, remembered reads and prepared statements
         the_watchdog().watch(twin._slot)
@@ -456,7 +454,7 @@ class Database:
         con, self._con = self._con, None
         self.forget_reads()
         self._held = {}  # this object's reference: twins keep theirs
-        for name in _PER_CONNECTION:  # their caches belong to this connection: a lookup after close() fails
+        for name in game_modules.QUERIES:  # the games' query objects: their caches belong to this connection: a lookup after close() fails
             self.__dict__.pop(name, None)
         slot = self._slot
         run = slot.run
@@ -539,17 +537,13 @@ class Database:
         return metadata.has_relation(self, name)
 
     # -- the games (dicebase.query.games) -----------------------------------
-    @cached_property
-    def threes(self):
-        return game_modules.queries(self, "threes")
-
-    @cached_property
-    def rolled_ones(self):
-        return game_modules.queries(self, "rolled_ones")
-
-    @cached_property
-    def ten_thousand(self):
-        return game_modules.queries(self, "ten_thousand")
+    def __getattr__(self, name: str):
+        """``db.threes``, ``db.rolled_ones``, ``db.ten_thousand`` (every game with a query module):
+        the game's lookups, made on first use and kept with this connection."""
+        if name in game_modules.QUERIES:
+            self.__dict__[name] = game_modules.queries(self, name)
+            return self.__dict__[name]
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
 
 def open(  # noqa: A001

@@ -7,12 +7,10 @@ options with their defaults and bounds, tie rules, tolerances and the legality f
 command line imports these modules on every lookup.
 """
 
-#: Game name -> its rules module.
-GAMES = {
-    "threes": "dicebase.rules.threes",
-    "rolled_ones": "dicebase.rules.rolled_ones",
-    "ten_thousand": "dicebase.rules.ten_thousand",
-}
+from dicebase import games
+
+#: Game name -> its rules module (from the game descriptors, dicebase.games).
+GAMES = games.Layer("rules")
 
 
 class SizeLimit(ValueError):

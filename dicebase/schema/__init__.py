@@ -9,29 +9,28 @@ from __future__ import annotations
 
 import importlib
 import re
+from typing import Protocol
 
 from sqlalchemy import Table
 from sqlalchemy.dialects import sqlite as _sqlite_dialect
 from sqlalchemy.schema import CreateTable
 
+from dicebase import games
 from dicebase.schema.base import CORE, CORE_TABLES, SCHEMA_VERSION, View, metadata
 
-#: Each game's schema module, in build order (the order of ``dicebase.builder.registry.GAMES``).
-GAME_SCHEMAS = {
-    "threes": "dicebase.schema.threes",
-    "rolled_ones": "dicebase.schema.rolled_ones",
-    "ten_thousand": "dicebase.schema.ten_thousand",
-}
+#: Each game's schema module, in build order (from the game descriptors, dicebase.games; live).
+GAME_SCHEMAS = games.Layer("schema")
 
-_views: dict[str, list[View]] = {}
-for _game, _module in GAME_SCHEMAS.items():
-    try:
-        _mod = importlib.import_module(_module)
-    except ModuleNotFoundError as exc:  # pragma: no cover - only while a game is being written
-        if exc.name != _module:
-            raise
-        continue
-    _views[_game] = list(getattr(_mod, "VIEWS", []))
+
+class GameSchema(Protocol):
+    """A game's schema module: importing it adds its tables (``schema.base.table``) to ``metadata``."""
+
+    #: its views, in creation order
+    VIEWS: list[View]
+
+
+for _module in GAME_SCHEMAS.values():
+    importlib.import_module(_module)
 
 # Both stores accept SQLite's rendering of the portable subset we use
 # (INTEGER, SMALLINT, DOUBLE, BOOLEAN, VARCHAR, composite primary keys).
@@ -58,7 +57,11 @@ def game_tables(game: str) -> list[Table]:
 
 
 def game_views(game: str) -> list[View]:
-    return list(_views.get(game, []))
+    """The views of ``game`` (none for the core build metadata)."""
+    if game not in GAME_SCHEMAS:
+        return []
+    module: GameSchema = games.load(game, "schema")
+    return list(module.VIEWS)
 
 
 def create_table_sql(table: Table, *, key_constraint: bool = True) -> str:

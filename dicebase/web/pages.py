@@ -8,6 +8,7 @@ answer.  Pages are rendered on the server from Jinja2 templates in the package.
 
 from __future__ import annotations
 
+from functools import partial
 from urllib.parse import urlencode
 
 import jinja2
@@ -16,13 +17,11 @@ from starlette.responses import Response
 from starlette.routing import Route
 from starlette.templating import Jinja2Templates
 
+from dicebase import games
 from dicebase.version import __version__
 
-GAMES = [
-    ("threes", "/threes", "Threes", "Lowest total of five dice wins; a 3 counts zero. Which dice to keep?"),
-    ("rolled_ones", "/rolled-ones", "Rolled Ones", "Great Rolled Ones: two or more players race to 50; three 1s end the turn. Roll or hold?"),
-    ("ten_thousand", "/ten-thousand", "10,000", "The Farkle family: which scoring dice to keep, and when to bank."),
-]
+#: The games with a page, as the templates list them: (name, path, link text, line on the home page).
+GAMES = [(g.name, g.path, g.page_title, g.page_blurb) for g in games.all_games("pages")]
 
 _env = jinja2.Environment(
     loader=jinja2.PackageLoader("dicebase.web", "templates"),
@@ -190,9 +189,7 @@ def routes(server) -> list[Route]:
 
     return [
         Route("/", cached(lambda r: home(server, r))),
-        Route("/threes", cached(lambda r: threes(server, r))),
-        Route("/rolled-ones", cached(lambda r: rolled_ones(server, r))),
-        Route("/ten-thousand", cached(lambda r: ten_thousand(server, r))),
+        *(Route(g.path, cached(partial(games.load(g.name, "pages"), server))) for g in games.all_games("pages")),
         Route("/api", cached(lambda r: api_docs(server, r))),
         Route("/plots/{name}.png", cached(lambda r: _figure(server, figures, r))),
     ]

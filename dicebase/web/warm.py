@@ -30,13 +30,14 @@ import sys
 import threading
 import time
 
+from dicebase import games
 from dicebase.query.blocks import held_blocks, held_bytes
 
 #: Bytes read at a time when a SQLite file is read through.
 CHUNK_BYTES = 1 << 20
 #: Games whose lookup tables a DuckDB server holds in memory (their Queries.hold(): the two-player
 #: 10,000 table, Great Rolled Ones' states), so that their lookups run no query
-HELD_GAMES = ("ten_thousand", "rolled_ones")
+HELD_GAMES = tuple(games.names("held"))
 #: DuckDB's memory limit for the moment the buffer pool is emptied (see Warmer._drop_buffer_pool)
 DROP_POOL_LIMIT = "64MB"
 
