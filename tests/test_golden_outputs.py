@@ -110,6 +110,58 @@ HTTP_CASES = [
     "/api/v1/ten-thousand/best?dice=1,5,5&turn_total=300&score=600&opponent=800",
     "/api/v1/ten-thousand/thresholds?rules=farkle",
 ]
+#: N players (issue 30): the builds tests/test_web_nplayer_pages.py uses (so a run builds each once), Great
+#: Rolled Ones at goal 20 and 10,000 (ten-thousand preset) at goal 250, both with 2 and 3 players.
+N_OPTIONS = {
+    "rolled_ones": {"goal": 20, "players": [2, 3]},
+    "ten_thousand": {"rules": ["ten-thousand"], "duel_rules": ["ten-thousand"], "goal": 250, "players": [2, 3]},
+}
+#: Command lines (without --json and --db) on the N-player builds: three players (a cycle tuple with a mixed
+#: equilibrium, a final round), and two players both ways (``--scores A,B`` and ``--score/--opponent``).
+N_CLI_CASES = [
+    ["rolled-ones", "best", "--scores", "3,5,9", "--player", "1", "--turn-total", "7", "--ones", "2"],
+    ["rolled-ones", "best", "--scores", "22,5,9", "--player", "2", "--turn-total", "18", "--ones", "1"],
+    ["rolled-ones", "best", "--scores", "0,0,0", "--player", "1", "--turn-total", "0", "--ones", "0"],
+    ["rolled-ones", "best", "--scores", "4,11", "--player", "1", "--turn-total", "0", "--ones", "0"],
+    ["rolled-ones", "best", "--player", "1", "--score", "4", "--opponent", "11", "--turn-total", "0", "--ones", "0"],
+    ["rolled-ones", "best", "--scores", "11,4", "--player", "2", "--turn-total", "0", "--ones", "0"],
+    ["rolled-ones", "best", "--player", "2", "--score", "4", "--opponent", "11", "--turn-total", "0", "--ones", "0"],
+    ["rolled-ones", "seats", "--players", "3"],
+    ["rolled-ones", "compensation", "--players", "3"],
+    ["ten-thousand", "state", "--scores", "50,50,150", "--player", "1", "--turn-total", "1200", "--dice", "1",
+     "--triple", "4"],
+    ["ten-thousand", "state", "--scores", "300,100,0", "--player", "2", "--turn-total", "250", "--dice", "3"],
+    ["ten-thousand", "state", "--scores", "0,0,0", "--player", "1", "--turn-total", "0", "--dice", "6"],
+    ["ten-thousand", "best", "1", "5", "2", "3", "--turn-total", "300", "--scores", "50,100,0", "--player", "3"],
+    ["ten-thousand", "best", "1", "5", "2", "3", "--turn-total", "100", "--scores", "300,100,0", "--player", "3"],
+    ["ten-thousand", "state", "--scores", "100,150", "--player", "1", "--turn-total", "100", "--dice", "4"],
+    ["ten-thousand", "state", "--score", "100", "--opponent", "150", "--turn-total", "100", "--dice", "4"],
+    ["ten-thousand", "best", "1", "5", "5", "--turn-total", "200", "--scores", "50,200", "--player", "2"],
+    ["ten-thousand", "best", "1", "5", "5", "--turn-total", "200", "--score", "200", "--opponent", "50"],
+    ["ten-thousand", "seats", "--players", "3"],
+    ["ten-thousand", "compensation", "--players", "3"],
+]
+N_HTTP_CASES = [
+    "/api/v1/rolled-ones/best?scores=3,5,9&player=1&turn_total=7&ones=2",
+    "/api/v1/ten-thousand/state?scores=50,50,150&player=1&turn_total=1200&dice=1&triple=4",
+    "/api/v1/ten-thousand/best?dice=1,5,2,3&turn_total=300&scores=50,100,0&player=3",
+]
+#: Python API calls on the N-player builds.
+N_PYTHON_CASES = {
+    "rolled_ones": [
+        "db.rolled_ones.best_n((3, 5, 9), 1, 7, 2)",
+        "db.rolled_ones.best_n((22, 5, 9), 2, 18, 1)",
+        "db.rolled_ones.best(1, 4, 11, 0, 0)",
+        "db.rolled_ones.seats(3)",
+    ],
+    "ten_thousand": [
+        "db.ten_thousand.state_n((50, 50, 150), 1, 1200, dice=1, triple=4)",
+        "db.ten_thousand.state_n((300, 100, 0), 2, 250, dice=3)",
+        "db.ten_thousand.best_n([1, 5, 2, 3], (50, 100, 0), 3, turn_total=300)",
+        "db.ten_thousand.state(100, 150, 100, dice=4)",
+        "db.ten_thousand.seats(3)",
+    ],
+}
 #: Python API calls, evaluated with ``db`` bound to an open database of the game.
 PYTHON_CASES = {
     "threes": [
@@ -167,6 +219,45 @@ def _python_answers(db, calls: list[str]) -> dict[str, str]:
     return {call: json.dumps(plain(eval(call, {"db": db})), sort_keys=True) for call in calls}  # noqa: S307
 
 
+def _record_n(outputs: dict, folder: str) -> None:
+    """The N-player sections (``cli_n``, ``http_n``, ``python_n``) from builds with :data:`N_OPTIONS`."""
+    from conftest import invoke_cli
+    from starlette.testclient import TestClient
+
+    import dicebase
+    from dicebase.builder import pipeline
+    from dicebase.web.app import create_app
+
+    paths = {}
+    for game, options in N_OPTIONS.items():
+        for kind in ("duckdb", "sqlite"):
+            paths[game, kind] = Path(folder) / f"{game}-n.{kind}"
+            if not paths[game, kind].exists():
+                pipeline.build([game], f"{kind}:///{paths[game, kind]}", quiet=True, options={game: options})
+    outputs["cli_n"] = {" ".join(args): _cli_document(invoke_cli, paths[_game(args), "duckdb"], args)
+                        for args in N_CLI_CASES}
+    outputs["http_n"] = {}
+    for url in N_HTTP_CASES:
+        game = GAMES[url.split("/")[3]]
+        with TestClient(create_app(dicebase.open(paths[game, "duckdb"]))) as client:
+            response = client.get(url)
+            assert response.status_code == 200, (url, response.text)
+            outputs["http_n"][url] = json.dumps(response.json(), sort_keys=True)
+    outputs["python_n"] = {}
+    for game, calls in N_PYTHON_CASES.items():
+        with dicebase.open(paths[game, "duckdb"]) as db:
+            outputs["python_n"][game] = _python_answers(db, calls)
+
+
+def record_n(path: Path = GOLDEN, folder: str | None = None) -> None:
+    """Rewrite only the N-player sections of ``path`` (the others kept as they are)."""
+    sys.path.insert(0, str(Path(__file__).parent))
+    outputs = json.loads(path.read_text())
+    with tempfile.TemporaryDirectory() if folder is None else contextlib.nullcontext(folder) as folder:
+        _record_n(outputs, folder)
+    path.write_text(json.dumps(outputs, indent=1, sort_keys=True) + "\n")
+
+
 def record(path: Path = GOLDEN, folder: str | None = None) -> None:
     """Build the test databases (in ``folder``, default a temporary one) and write every answer
     the current code gives to ``path``: every fixed case, and the random cases that answer."""
@@ -205,6 +296,7 @@ def record(path: Path = GOLDEN, folder: str | None = None) -> None:
         for game, calls in PYTHON_CASES.items():
             with dicebase.open(paths[game, "duckdb"]) as db:
                 outputs["python"][game] = _python_answers(db, calls)
+        _record_n(outputs, folder)
     path.parent.mkdir(exist_ok=True)
     path.write_text(json.dumps(outputs, indent=1, sort_keys=True) + "\n")
 
@@ -251,8 +343,35 @@ def test_python_api_is_unchanged(golden, built_db, game, held):
         assert _python_answers(db, PYTHON_CASES[game]) == golden["python"][game]
 
 
+@pytest.mark.parametrize("kind", ["duckdb", "sqlite"])
+def test_nplayer_cli_json_is_unchanged(golden, built_db, run_cli, kind):
+    """Every recorded N-player ``--json`` document, on both stores, exactly as recorded."""
+    for line, document in golden["cli_n"].items():
+        game = GAMES[line.split()[0]]
+        assert _cli_document(run_cli, built_db((game,), kind, {game: N_OPTIONS[game]}), line.split()) == document, line
+
+
+def test_nplayer_http_and_python_answers_are_unchanged(golden, built_db):
+    pytest.importorskip("starlette")
+    from starlette.testclient import TestClient
+
+    import dicebase
+    from dicebase.web.app import create_app
+
+    paths = {game: built_db((game,), "duckdb", {game: options}) for game, options in N_OPTIONS.items()}
+    for url in N_HTTP_CASES:
+        with TestClient(create_app(dicebase.open(paths[GAMES[url.split("/")[3]]]))) as client:
+            response = client.get(url)
+            assert response.status_code == 200, (url, response.text)
+            assert json.dumps(response.json(), sort_keys=True) == golden["http_n"][url], url
+    for game, calls in N_PYTHON_CASES.items():
+        with dicebase.open(paths[game]) as db:
+            assert _python_answers(db, calls) == golden["python_n"][game]
+
+
 if __name__ == "__main__":
-    if sys.argv[1:2] != ["--record"] or len(sys.argv) > 3:
-        sys.exit("usage: python tests/test_golden_outputs.py --record [FOLDER-TO-KEEP-THE-DATABASES]")
-    record(folder=sys.argv[2] if len(sys.argv) == 3 else None)
+    if sys.argv[1:2] not in (["--record"], ["--record-n"]) or len(sys.argv) > 3:
+        sys.exit("usage: python tests/test_golden_outputs.py --record|--record-n [FOLDER-TO-KEEP-THE-DATABASES]\n"
+                 "(--record-n: only the N-player sections)")
+    (record if sys.argv[1] == "--record" else record_n)(folder=sys.argv[2] if len(sys.argv) == 3 else None)
     print(f"wrote {GOLDEN}")

@@ -525,7 +525,7 @@ def play_rolled_ones_n(db, bots: list[str], seat: int, ask, say, *, seed: int = 
 
 class _RolledOnesPolicies:
     """Seed 002's policies in seat m of N, read as the N-player build and ``dicebase tournament`` read them
-    (:func:`dicebase.builder.rolled_ones.nplayer_policies.human_decisions`: the last seat plays player 2's
+    (:func:`dicebase.rules.rolled_ones_policies.human_decisions`: the last seat plays player 2's
     cases, the others player 1's, "the opponent" is the leading other seat); tables made on first use."""
 
     def __init__(self, block):
@@ -541,8 +541,7 @@ class _RolledOnesPolicies:
         key = (bot, N, m)
         if key not in self.tables:
             from dicebase.bots.rolled_ones import COLUMNS
-            from dicebase.builder.rolled_ones.nplayer_policies import human_decisions
-            from dicebase.builder.rolled_ones.policies import POLICIES
+            from dicebase.rules.rolled_ones_policies import POLICIES, human_decisions
 
             self.tables[key] = human_decisions(POLICIES[COLUMNS[bot]].rule, self.rules, N, m, self.KT)
         lead = max(s for n, s in enumerate(score) if n != m)

@@ -30,7 +30,7 @@ the other seats play optimally.  Two readings of "the others play optimally" (``
   highest score), then hold, which is what all four policies do on player 2's final turn (seed 002:
   "player 2 must exceed player 1"); :func:`dicebase.builder.rolled_ones.evaluate.final_turn_agrees`
   checks it for two players.
-* A hold at turn total 0 is played as a roll (:func:`.policies.decide`).
+* A hold at turn total 0 is played as a roll (:func:`decide`).
 * Beyond the turn-total bound ``K`` the other seats hold (as in the equilibrium solve); a human
   policy may keep rolling (Algorithm 1 rolls until two 1s are set aside, whatever its score), so its
   turns run up to ``K + tail`` (:func:`.evaluate.tail_length`: the chance of a turn gaining more than
@@ -50,26 +50,9 @@ from dicebase.builder.rolled_ones.evaluate import tail_length
 from dicebase.builder.rolled_ones.nplayer import LevelInputs, Solution, level_tuples, solve
 from dicebase.builder.rolled_ones.nplayer_final import Finals, solve_finals
 from dicebase.builder.rolled_ones.nplayer_spec import Spec, first_passage, outcomes, reach_mask
-from dicebase.builder.rolled_ones.policies import POLICIES, decide
 from dicebase.builder.equilibrium import resolve_cycle
 from dicebase.rules.rolled_ones import POLICY_MODES, TIE_TOLERANCE, Rules
-
-
-def policy_role(seat: int, players: int) -> int:
-    """Seed 002's player number (1 or 2) whose cases seat ``seat`` (0-based) plays: 2 for the last seat."""
-    return 2 if seat == players - 1 else 1
-
-
-def human_decisions(rule: Callable, rules: Rules, players: int, seat: int, top: int) -> np.ndarray:
-    """``roll[i, lead, k, o]``: the policy's decision for 0-based seat ``seat`` with own score ``i``, the
-    highest other score ``lead`` (both below the goal), turn total ``k <= top``, ``o`` 1s set aside."""
-    G, L = rules.goal, rules.ones_limit
-    i = np.arange(G).reshape(G, 1, 1, 1)
-    j = np.arange(G).reshape(1, G, 1, 1)
-    k = np.arange(top + 1).reshape(1, 1, -1, 1)
-    o = np.arange(L).reshape(1, 1, 1, L)
-    out = decide(rule, policy_role(seat, players), i, j, k, o, G)
-    return np.ascontiguousarray(np.broadcast_to(out, (G, G, top + 1, L)))
+from dicebase.rules.rolled_ones_policies import POLICIES, human_decisions, policy_role
 
 
 @dataclass
@@ -96,7 +79,7 @@ class FixedSolution:
 
 def solve_fixed(rules: Rules, players: int, policy: str | Callable, seat: int, *, workers: int | None = None,
                 tail: int | None = None, tie_tolerance: float = TIE_TOLERANCE) -> FixedSolution:
-    """Seat ``seat`` (0-based) plays ``policy`` (a name of :data:`.policies.POLICIES` or a rule
+    """Seat ``seat`` (0-based) plays ``policy`` (a name of :data:`POLICIES` or a rule
     ``(p, i, j, k, o, goal) -> roll?``), the others best-respond; every score tuple below the goal.
     ``rules.turn_total_bound`` is the others' bound ``K``; the policy's turns run to ``K + tail``."""
     from numba import get_num_threads
@@ -184,7 +167,7 @@ class Evaluation:
     """Policy evaluations against the stored equilibrium (:func:`against_equilibrium`).
 
     ``plays[c] = (policy, seat)``: in evaluation ``c`` seat ``seat`` (0-based) plays ``policy`` (a name of
-    :data:`.policies.POLICIES`, or None: the stored equilibrium too), every other seat the stored
+    :data:`POLICIES`, or None: the stored equilibrium too), every other seat the stored
     equilibrium.  ``start[c, tuple, m]``: seat ``seat``'s win probability when seat ``m`` starts its turn at
     the tuple (index :meth:`Spec.index` of ``spec``)."""
 
@@ -247,7 +230,7 @@ def _mixing_arrays(sol: Solution) -> tuple[np.ndarray, np.ndarray]:
 def against_equilibrium(sol: Solution, plays, *, tail: int | None = None, workers: int | None = None,
                         max_bytes: int = 1 << 30) -> Evaluation:
     """Each ``(policy, seat)`` of ``plays``: seat ``seat`` (0-based) plays ``policy`` (a name of
-    :data:`.policies.POLICIES`, or None: the stored equilibrium), every other seat keeps playing the stored
+    :data:`POLICIES`, or None: the stored equilibrium), every other seat keeps playing the stored
     equilibrium of ``sol`` (its decisions as the lookups compute them from the stored turn starts, the
     mixing included; it holds beyond the bound ``K``), exactly: one pass over the score-sum levels, every
     turn's hold distribution forward from its start (:func:`.nplayer_policy_kernels.occupancy`), the

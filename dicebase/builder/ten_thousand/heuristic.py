@@ -23,8 +23,9 @@ import math
 import numpy as np
 
 from dicebase.rules.ten_thousand import RuleSet, turn_states
+from dicebase.rules.ten_thousand.turn import Flat, class_sum, max_dice_flat
 
-from .solitaire import Flat, bank_minimum_units, bonus_chain, bonus_class, class_sum, max_dice_flat
+from .solitaire import bank_minimum_units, bonus_chain, bonus_class
 
 
 def expected_next_roll(fl: Flat) -> np.ndarray:

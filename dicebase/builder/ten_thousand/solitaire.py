@@ -2,7 +2,7 @@
 
 All turn totals are in units of ``rules.unit`` (50 points).  State before a roll:
 ``(k, s)`` with ``k`` the turn total and ``s`` an index into
-:func:`~.scoring.turn_states` (dice left, standing triple).
+:func:`~dicebase.rules.ten_thousand.turn_states` (dice left, standing triple).
 
     V(k, s) = max(k, sum_r P(r) max_keep V(k + pts, s'))        farkle -> 0
 
@@ -23,81 +23,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dicebase.builder.dice import rolls
+from dicebase.rules.dice import rolls
 from dicebase.rules.ten_thousand import RuleSet, dominated_flags, legal_keeps, roll_states, turn_states
 from dicebase.rules.ten_thousand.scoring import bonus_chain_bound
-
-from .scoring import Transitions, transitions
-
-
-@dataclass(frozen=True)
-class Flat:
-    """All 24 (or 6) pre-roll classes' transitions in flat arrays."""
-
-    n_states: int
-    p_farkle: np.ndarray  # (S,)
-    state_group: np.ndarray  # (S + 1,) group offsets per state
-    group_prob: np.ndarray  # (Gr,)
-    group_opt: np.ndarray  # (Gr + 1,) option offsets per group
-    opt_pts: np.ndarray  # (O,) units
-    opt_state: np.ndarray  # (O,)
-    max_pts: int
-    max_group_size: int
-
-
-def flatten(trs: tuple[Transitions, ...]) -> Flat:
-    sg, gp, go, pts, st = [0], [], [0], [], []
-    for tr in trs:
-        base = len(pts)
-        for g in range(len(tr.group_prob)):
-            gp.append(tr.group_prob[g])
-            go.append(base + int(tr.group_start[g + 1]))
-        pts.extend(tr.opt_pts.tolist())
-        st.extend(tr.opt_state.tolist())
-        sg.append(len(gp))
-    go_arr = np.array(go, dtype=np.int64)
-    return Flat(
-        len(trs),
-        np.array([t.p_farkle for t in trs]),
-        np.array(sg, dtype=np.int64),
-        np.array(gp),
-        go_arr,
-        np.array(pts, dtype=np.int64),
-        np.array(st, dtype=np.int64),
-        max(t.max_pts for t in trs),
-        int(np.diff(go_arr).max()),
-    )
-
-
-def max_dice_flat(rules: RuleSet) -> Flat:
-    """Transitions where every roll has exactly one option: the keep with the most dice."""
-    states = turn_states(rules)
-    index = {s: i for i, s in enumerate(states)}
-    sg, gp, go, pts, st, pf = [0], [], [0], [], [], []
-    for n, t in states:
-        table = rolls(n)
-        acc: dict[tuple[int, int], int] = {}
-        far = 0
-        for r in range(len(table)):
-            keeps = legal_keeps(rules, tuple(int(c) for c in table.counts[r]), n, t)
-            if not keeps:
-                far += int(table.ways[r])
-                continue
-            k = max(keeps, key=lambda k: (k.dice, k.points))
-            key = (k.points // rules.unit, index[(k.n_after, k.t_after)])
-            acc[key] = acc.get(key, 0) + int(table.ways[r])
-        for (p, s2), w in sorted(acc.items()):
-            gp.append(w / table.total)
-            pts.append(p)
-            st.append(s2)
-            go.append(len(pts))
-        sg.append(len(gp))
-        pf.append(far / table.total)
-    return Flat(
-        len(states), np.array(pf), np.array(sg, dtype=np.int64), np.array(gp),
-        np.array(go, dtype=np.int64), np.array(pts, dtype=np.int64),
-        np.array(st, dtype=np.int64), max(pts), 1,
-    )
+from dicebase.rules.ten_thousand.turn import Flat, class_sum, flatten, transitions
 
 
 def expected_max_points(rules: RuleSet) -> np.ndarray:
@@ -149,17 +78,6 @@ def bonus_chain(fl: Flat, s6: int, pts_of_group=None) -> float:
             return new
         c = new
     raise ValueError("the no-score bonus chain does not converge")
-
-
-def class_sum(per_group: np.ndarray, state_group: np.ndarray) -> np.ndarray:
-    """Sum of ``per_group`` (last axis: groups) over each class's groups; 0 for a class without
-    groups (:data:`~dicebase.rules.ten_thousand.NO_DICE`, where ``np.add.reduceat`` would not give 0)."""
-    live = state_group[1:] > state_group[:-1]
-    if live.all():
-        return np.add.reduceat(per_group, state_group[:-1], axis=-1)
-    out = np.zeros(per_group.shape[:-1] + live.shape)
-    out[..., live] = np.add.reduceat(per_group, state_group[:-1][live], axis=-1)
-    return out
 
 
 def _reduce(fl: Flat, values: np.ndarray) -> np.ndarray:

@@ -2,7 +2,7 @@
 
 Units of ``rules.unit`` (50 points); goal ``G`` units.  Player to move has banked
 ``i``, the opponent ``j`` (both < G), turn total ``k``, pre-roll class ``s``
-(dice left, standing triple; :func:`~.scoring.turn_states`).
+(dice left, standing triple; :func:`~dicebase.rules.ten_thousand.turn_states`).
 
     P(i, j, k, s)  = max(P_bank, P_roll)                           (k > 0)
     P_bank         = 1 - W(j, i + k)                   if i + k <  G
@@ -51,25 +51,9 @@ import numpy as np
 
 from dicebase.rules.ten_thousand import RuleSet
 
-from .scoring import transitions, turn_states
-from .solitaire import bank_minimum_units, class_sum, flatten, max_dice_flat
+from dicebase.rules.ten_thousand.turn import class_sum, exceed_table, flatten, max_dice_flat, transitions, turn_states
 
-def exceed_table(rules: RuleSet, max_need: int, keep: str = "optimal") -> np.ndarray:
-    """E[m, s] for m = 0..max_need units: chance to gain at least m more units this turn.
-
-    ``E(m <= 0, s) = 1``; ``E(m, s) = sum_r P(r) max_keep E(m - pts, s')``; farkle -> 0.
-    ``keep="max_dice"`` scores the keep using the most dice (then most points) instead of
-    the best one: seed 004's "keep rolling until ahead" last-round policy.
-    """
-    fl = flatten(transitions(rules)) if keep == "optimal" else max_dice_flat(rules)
-    off = fl.max_pts
-    E = np.ones((max_need + 1 + off, fl.n_states))
-    for m in range(1, max_need + 1):
-        vals = E[off + m - fl.opt_pts, fl.opt_state]
-        gmax = np.maximum.reduceat(vals, fl.group_opt[:-1], axis=-1)
-        E[off + m] = class_sum(gmax * fl.group_prob, fl.state_group)
-    return E[off:].copy()
-
+from .solitaire import bank_minimum_units
 
 def tie_table(rules: RuleSet, max_need: int) -> np.ndarray:
     """Q[m, s], m = 0..max_need: the last-turn player's value (a win 1, a tie 1/2) still needing to

@@ -1,4 +1,6 @@
-"""Roll -> keep transitions of every pre-roll class, as arrays for the solvers.
+"""Roll -> keep transitions of every pre-roll class, as arrays for the solvers and the bots (numpy: the
+command line's lookups never import this module): the flat arrays (:class:`Flat`), the max-dice keep
+(:func:`max_dice_flat`) and the chance to gain at least ``m`` more units in a turn (:func:`exceed_table`).
 
 The rules, the keep enumeration and its scoring live in :mod:`dicebase.rules.ten_thousand`
 (shared with the lookups); this module groups every roll of a class by its keep options.
@@ -11,7 +13,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from dicebase.builder.dice import rolls
+from dicebase.rules.dice import rolls
 from dicebase.rules.ten_thousand import RuleSet, dominated_flags, legal_keeps, turn_states
 
 
@@ -108,3 +110,101 @@ def min_turn_totals(rules: RuleSet) -> list[int | None]:
             break
         dist = new
     return [int(d) if d < inf else None for d in dist]
+
+
+@dataclass(frozen=True)
+class Flat:
+    """All 24 (or 6) pre-roll classes' transitions in flat arrays."""
+
+    n_states: int
+    p_farkle: np.ndarray  # (S,)
+    state_group: np.ndarray  # (S + 1,) group offsets per state
+    group_prob: np.ndarray  # (Gr,)
+    group_opt: np.ndarray  # (Gr + 1,) option offsets per group
+    opt_pts: np.ndarray  # (O,) units
+    opt_state: np.ndarray  # (O,)
+    max_pts: int
+    max_group_size: int
+
+
+def flatten(trs: tuple[Transitions, ...]) -> Flat:
+    sg, gp, go, pts, st = [0], [], [0], [], []
+    for tr in trs:
+        base = len(pts)
+        for g in range(len(tr.group_prob)):
+            gp.append(tr.group_prob[g])
+            go.append(base + int(tr.group_start[g + 1]))
+        pts.extend(tr.opt_pts.tolist())
+        st.extend(tr.opt_state.tolist())
+        sg.append(len(gp))
+    go_arr = np.array(go, dtype=np.int64)
+    return Flat(
+        len(trs),
+        np.array([t.p_farkle for t in trs]),
+        np.array(sg, dtype=np.int64),
+        np.array(gp),
+        go_arr,
+        np.array(pts, dtype=np.int64),
+        np.array(st, dtype=np.int64),
+        max(t.max_pts for t in trs),
+        int(np.diff(go_arr).max()),
+    )
+
+
+def max_dice_flat(rules: RuleSet) -> Flat:
+    """Transitions where every roll has exactly one option: the keep with the most dice."""
+    states = turn_states(rules)
+    index = {s: i for i, s in enumerate(states)}
+    sg, gp, go, pts, st, pf = [0], [], [0], [], [], []
+    for n, t in states:
+        table = rolls(n)
+        acc: dict[tuple[int, int], int] = {}
+        far = 0
+        for r in range(len(table)):
+            keeps = legal_keeps(rules, tuple(int(c) for c in table.counts[r]), n, t)
+            if not keeps:
+                far += int(table.ways[r])
+                continue
+            k = max(keeps, key=lambda k: (k.dice, k.points))
+            key = (k.points // rules.unit, index[(k.n_after, k.t_after)])
+            acc[key] = acc.get(key, 0) + int(table.ways[r])
+        for (p, s2), w in sorted(acc.items()):
+            gp.append(w / table.total)
+            pts.append(p)
+            st.append(s2)
+            go.append(len(pts))
+        sg.append(len(gp))
+        pf.append(far / table.total)
+    return Flat(
+        len(states), np.array(pf), np.array(sg, dtype=np.int64), np.array(gp),
+        np.array(go, dtype=np.int64), np.array(pts, dtype=np.int64),
+        np.array(st, dtype=np.int64), max(pts), 1,
+    )
+
+
+def class_sum(per_group: np.ndarray, state_group: np.ndarray) -> np.ndarray:
+    """Sum of ``per_group`` (last axis: groups) over each class's groups; 0 for a class without
+    groups (:data:`~dicebase.rules.ten_thousand.NO_DICE`, where ``np.add.reduceat`` would not give 0)."""
+    live = state_group[1:] > state_group[:-1]
+    if live.all():
+        return np.add.reduceat(per_group, state_group[:-1], axis=-1)
+    out = np.zeros(per_group.shape[:-1] + live.shape)
+    out[..., live] = np.add.reduceat(per_group, state_group[:-1][live], axis=-1)
+    return out
+
+
+def exceed_table(rules: RuleSet, max_need: int, keep: str = "optimal") -> np.ndarray:
+    """E[m, s] for m = 0..max_need units: chance to gain at least m more units this turn.
+
+    ``E(m <= 0, s) = 1``; ``E(m, s) = sum_r P(r) max_keep E(m - pts, s')``; farkle -> 0.
+    ``keep="max_dice"`` scores the keep using the most dice (then most points) instead of
+    the best one: seed 004's "keep rolling until ahead" last-round policy.
+    """
+    fl = flatten(transitions(rules)) if keep == "optimal" else max_dice_flat(rules)
+    off = fl.max_pts
+    E = np.ones((max_need + 1 + off, fl.n_states))
+    for m in range(1, max_need + 1):
+        vals = E[off + m - fl.opt_pts, fl.opt_state]
+        gmax = np.maximum.reduceat(vals, fl.group_opt[:-1], axis=-1)
+        E[off + m] = class_sum(gmax * fl.group_prob, fl.state_group)
+    return E[off:].copy()

@@ -1,4 +1,5 @@
-"""Seed 002's four human-playable policies (Algorithms 1-4), as code.
+"""Seed 002's four human-playable policies (Algorithms 1-4), as code, shared by the builder and the bots
+(numpy: the command line's lookups never import this module).
 
 Each policy answers "roll?" for a state ``(p, i, j, k, o)``.  The functions
 take numpy arrays (or scalars) and evaluate every state at once; each
@@ -44,9 +45,12 @@ Readings (docs/rolled_ones.md, "Readings"), chosen by the ``reading`` arguments:
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from dicebase.rules.rolled_ones import Rules
 
 
 def _first(*cases, otherwise):
@@ -216,3 +220,20 @@ ALTERNATIVES: dict[str, Callable] = {
 def decide(rule: Callable, p, i, j, k, o, goal=50) -> np.ndarray:
     """A policy's roll decision with the universal rule "never hold at ``k = 0``"."""
     return np.asarray(rule(p, i, j, k, o, goal)) | (np.asarray(k) == 0)
+
+
+def policy_role(seat: int, players: int) -> int:
+    """Seed 002's player number (1 or 2) whose cases seat ``seat`` (0-based) plays: 2 for the last seat."""
+    return 2 if seat == players - 1 else 1
+
+
+def human_decisions(rule: Callable, rules: Rules, players: int, seat: int, top: int) -> np.ndarray:
+    """``roll[i, lead, k, o]``: the policy's decision for 0-based seat ``seat`` with own score ``i``, the
+    highest other score ``lead`` (both below the goal), turn total ``k <= top``, ``o`` 1s set aside."""
+    G, L = rules.goal, rules.ones_limit
+    i = np.arange(G).reshape(G, 1, 1, 1)
+    j = np.arange(G).reshape(1, G, 1, 1)
+    k = np.arange(top + 1).reshape(1, 1, -1, 1)
+    o = np.arange(L).reshape(1, 1, 1, L)
+    out = decide(rule, policy_role(seat, players), i, j, k, o, G)
+    return np.ascontiguousarray(np.broadcast_to(out, (G, G, top + 1, L)))
