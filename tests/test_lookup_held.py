@@ -138,7 +138,7 @@ def test_the_server_warm_up_holds_the_table_and_lets_go_of_its_blocks(built_db, 
     pool ends no larger than a warm-up that scans the table instead), the memory limit is the
     one the file was opened with, and the line counts what is held and what the other tables
     hold in the buffer pool."""
-    path = built_db(("threes", "ten-thousand"))
+    path = built_db(("ten_thousand",))  # the shared 10,000 test build (other tests read it too)
 
     def pool(db) -> int:
         return db.fetchone("SELECT memory_usage_bytes FROM duckdb_memory() WHERE tag = 'BASE_TABLE'")[0]
