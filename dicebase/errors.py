@@ -131,12 +131,43 @@ class WriteFailed(DicebaseError):
     http_status = UNAVAILABLE
 
 
-#: Every class above, base first (``dicebase``, ``dicebase.query`` and ``dicebase.query.base`` re-export them).
+#: Every class of the read API above, base first (``dicebase``, ``dicebase.query`` and ``dicebase.query.base``
+#: re-export them); the build's and the rules' own follow.
 ERRORS = (
     "DicebaseError", "BadInput", "NotInDatabase", "DatabaseMissing", "DatabaseLocked", "PermissionDenied",
     "NotADicebaseDatabase", "DatabaseDamaged", "SchemaVersionMismatch", "DatabaseClosed", "QueryTimeout",
     "QueryInterrupted", "QueryTooLarge", "QueryFailed", "ReadOnlyViolation", "WriteFailed",
 )
+
+
+# -- the errors of a build and of the rules (raised by dicebase.builder and dicebase.rules) --
+
+class BuildError(DicebaseError):
+    """A build request that cannot be carried out (bad option, incompatible file)."""
+
+
+class BuildLocked(BuildError, DatabaseLocked):
+    """Another build holds the target's lock (and --no-wait was given)."""
+
+
+class ClusterError(DicebaseError):
+    """The cluster failed the build (its workers kept dying, or it went away)."""
+
+    exit_code = 1
+
+
+class SizeLimit(DicebaseError, ValueError):
+    """A rule set whose solve would exceed the machine (the message gives the estimate).
+    ``dicebase build --force-size`` builds it anyway."""
+
+
+class RulesFileError(DicebaseError, ValueError):
+    """A rules file that cannot be built; the message is one line naming the file and key."""
+
+
+class CheckpointFormatError(ValueError):
+    """A level checkpoint (with a matching hash) that is not what a build writes: the build
+    reports it as :func:`foreign_checkpoint`, never as itself."""
 
 
 # -- echoing the user's input ------------------------------------------------------------
@@ -240,6 +271,15 @@ def add_remedy(command: str, *, refusal: str | None = None, size: str | None = N
     return f"{lead or f'add {it} with'}: {command}"
 
 
+#: The command that installs each optional part of dicebase (pyproject.toml's extras).
+INSTALL = {"cluster": "pip install 'dicebase[cluster]'", "serve": "pip install 'dicebase[serve]'"}
+
+
+def unreachable_scheduler(label: str, exc: BaseException) -> BadInput:
+    """``--cluster ADDRESS``: no Dask scheduler answers there (``exc``: why, cut to a line)."""
+    return BadInput(f"--cluster {label}: cannot reach a Dask scheduler there ({one_line(exc)[:160] or type(exc).__name__})")
+
+
 def too_many_players(players: int, counts, option: str) -> BadInput:
     """A number of players no build can store (``counts``: the numbers a build may solve)."""
     return BadInput(f"{players} players cannot be built: the N-player tables hold {counts[0]} to {counts[-1]} players "
@@ -310,6 +350,21 @@ def server_busy(message: str) -> DicebaseError:
     error.exit_code = 1
     error.http_status = UNAVAILABLE
     return error
+
+
+def no_statement() -> BadInput:
+    """The ``sql`` command's text holds no statement (only spaces or comments)."""
+    return BadInput("the query holds no SQL statement")
+
+
+def refused_function(name: str) -> ReadOnlyViolation:
+    """A call of a function the ``sql`` command never runs (it writes, runs SQL of its own or waits)."""
+    return ReadOnlyViolation(f"refused: {name}() changes state, runs SQL of its own or waits; the sql command only reads")
+
+
+def qualified_call(name: str) -> ReadOnlyViolation:
+    """A schema-qualified call of a bounded function (``system.main.repeat``), which would go around its bounds."""
+    return ReadOnlyViolation(f"refused: a qualified call of {name}() goes around its bounds; call it as {name}()")
 
 
 def interrupted() -> QueryInterrupted:

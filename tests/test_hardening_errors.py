@@ -628,3 +628,23 @@ def test_each_error_class_says_its_exit_code_and_http_status():
     assert {type(e).__name__ for e in expected} >= {name for name in errors.ERRORS if name != "DicebaseError"}
     for error, codes in expected.items():
         assert (error.exit_code, error.http_status) == codes, (error, codes)
+
+
+def test_the_build_and_rules_errors_live_in_errors_py():
+    """The build's and the rules' errors are DicebaseErrors of dicebase.errors too (issue 30): a full
+    cluster's failure is the machine's (exit 1), a lock held by another build no fault of the request
+    (503), a bad option, a solve over the size limits or a bad rules file the user's own (exit 2, 400);
+    each is still the ValueError it was where callers catch one."""
+    from dicebase import errors, rules
+    from dicebase.builder import pipeline
+    from dicebase.rules import files
+
+    expected = {errors.BuildError: (2, 400), errors.BuildLocked: (2, 503), errors.ClusterError: (1, 400),
+                errors.SizeLimit: (2, 400), errors.RulesFileError: (2, 400)}
+    for cls, codes in expected.items():
+        error = cls("x")
+        assert isinstance(error, errors.DicebaseError) and (error.exit_code, error.http_status) == codes, cls
+    assert issubclass(errors.SizeLimit, ValueError) and issubclass(errors.RulesFileError, ValueError)
+    assert issubclass(errors.BuildLocked, errors.DatabaseLocked)
+    assert rules.SizeLimit is errors.SizeLimit and files.RulesFileError is errors.RulesFileError
+    assert pipeline.BuildError is errors.BuildError and pipeline.BuildLocked is errors.BuildLocked

@@ -44,7 +44,7 @@ from typing import Any
 import numpy as np
 
 from dicebase.builder.levels import Problem, merge, split
-from dicebase.errors import BadInput, DicebaseError, clip, file_error, shorten
+from dicebase.errors import INSTALL, BadInput, ClusterError, clip, file_error, shorten, unreachable_scheduler
 
 #: Tasks per worker and level: enough for the scheduler to balance uneven chunks (a tuple with a
 #: policy cycle costs many times the others), few enough that the per-task cost stays small.
@@ -63,13 +63,7 @@ SCATTER_BYTES_PER_SECOND = 5e6
 #: Seconds to wait for a scheduler to answer.
 CONNECT_TIMEOUT = 5
 
-INSTALL_HINT = "pip install 'dicebase[cluster]'"
-
-
-class ClusterError(DicebaseError):
-    """The cluster failed the build (its workers kept dying, or it went away)."""
-
-    exit_code = 1
+INSTALL_HINT = INSTALL["cluster"]
 
 
 def require_dask():
@@ -179,8 +173,7 @@ def _probe(address: str, label: str) -> None:
     try:
         sock = socket.create_connection((host, int(port)), timeout=CONNECT_TIMEOUT)
     except OSError as exc:
-        reason = " ".join(str(exc).split())[:160] or type(exc).__name__
-        raise BadInput(f"--cluster {label}: cannot reach a Dask scheduler there ({reason})") from None
+        raise unreachable_scheduler(label, exc) from None
     if scheme == "tls":  # the client speaks first in TLS: reaching the port is all a probe can check
         sock.close()
         return
@@ -242,8 +235,7 @@ def connect(text: str) -> Connection:
     try:
         client = distributed.Client(address, timeout=CONNECT_TIMEOUT, set_as_default=False)
     except (OSError, TimeoutError, ValueError, TypeError) as exc:
-        reason = " ".join(str(exc).split())[:160] or type(exc).__name__
-        raise BadInput(f"--cluster {label}: cannot reach a Dask scheduler there ({reason})") from None
+        raise unreachable_scheduler(label, exc) from None
     return Connection(client, None, given)
 
 

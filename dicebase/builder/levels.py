@@ -43,6 +43,7 @@ from typing import Any, Callable
 import numpy as np
 
 from dicebase import errors, version
+from dicebase.errors import CheckpointFormatError
 
 #: The checkpoint format; a manifest of another format is not trusted (the levels are solved again).
 #: 1: pickles (never read since issue 34); 2: ``numpy.savez`` arrays and tagged JSON.
@@ -279,10 +280,6 @@ def _unsafe(info: os.stat_result, *, directory: bool) -> str:
 
 
 # --------------------------------------------------------------------------- the level files
-class CheckpointFormatError(ValueError):
-    """A level file (with a matching hash) that is not what :func:`encode_level` writes."""
-
-
 def encode_level(result) -> bytes:
     """A level's merged result (a dataclass of arrays and JSON-able values) as the bytes of an
     uncompressed ``numpy.savez`` file: each array field as itself, the other fields as JSON."""

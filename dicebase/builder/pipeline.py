@@ -66,7 +66,7 @@ def parse_options(game: str, overrides: dict[str, Any] | None, *, base: dict | N
     game estimates too large (:class:`dicebase.rules.SizeLimit`) is refused unless ``force_size``.
     Runs before any file is touched, so a bad option costs nothing.
     """
-    from dicebase.rules import SizeLimit
+    from dicebase.errors import SizeLimit
 
     module = registry.load(game)
     options = dict(module.DEFAULT_OPTIONS)

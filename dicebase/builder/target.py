@@ -17,15 +17,7 @@ import traceback
 from pathlib import Path
 from typing import Iterator
 
-from dicebase.errors import BadInput, DatabaseLocked, DicebaseError, WriteFailed, file_error
-
-
-class BuildError(DicebaseError):
-    """A build request that cannot be carried out (bad option, incompatible file)."""
-
-
-class BuildLocked(BuildError, DatabaseLocked):
-    """Another build holds the target's lock (and --no-wait was given)."""
+from dicebase.errors import BadInput, BuildError, BuildLocked, DicebaseError, WriteFailed, file_error
 
 
 LEFTOVER_PATTERNS = ("{name}.tmp-*", "{name}.old-*")

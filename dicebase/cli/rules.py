@@ -81,8 +81,8 @@ def in_words(mod, rules) -> list[str]:
 def _check_file(path) -> None:
     """``--check FILE``: the file's keys, then the game's build checks of it (the two-player solve's
     refusals among them); a solve that needs --force-size is said on a line, not refused."""
-    from dicebase.errors import BadInput
-    from dicebase.rules import SizeLimit, files
+    from dicebase.errors import BadInput, SizeLimit
+    from dicebase.rules import files
 
     try:
         house = files.load(path)

@@ -9,7 +9,7 @@ import stat
 from pathlib import Path
 from typing import Callable
 
-from dicebase.errors import BadInput, NotADicebaseDatabase, classify, file_error, missing, value_too_large
+from dicebase.errors import BadInput, NotADicebaseDatabase, classify, file_error, missing, no_statement, value_too_large
 from dicebase.location import Location
 
 #: DuckDB's buffer memory for one connection; nothing spills to disk, so this is the ceiling.
@@ -247,5 +247,5 @@ def cursor(con, sql: str, params):
     """con.execute(sql, params), or BadInput when the text holds no statement (DuckDB then returns None)."""
     result = con.execute(sql, params)
     if result is None:
-        raise BadInput("the query holds no SQL statement")
+        raise no_statement()
     return result

@@ -20,7 +20,7 @@ import sqlite3
 from typing import Callable
 
 from dicebase.errors import BadInput, DicebaseError, QueryFailed, QueryInterrupted, QueryTimeout, ReadOnlyViolation
-from dicebase.errors import clip, shorten
+from dicebase.errors import clip, no_statement, qualified_call, refused_function, shorten
 from dicebase.query.engine import DUCKDB_BOUNDED_MACROS, MAX_VALUE_BYTES, duckdb_engine
 
 # DuckDB statements `run_sql` runs (DuckDB parses DESCRIBE/SHOW/SUMMARIZE/FROM-first/VALUES as SELECT).
@@ -143,7 +143,7 @@ def check_duckdb_statement(con, text: str, translate: Callable[[Exception], Dice
 
     statements = parse(text)
     if not statements:
-        raise BadInput("the query holds no SQL statement")
+        raise no_statement()
     if len(statements) != 1:
         raise ReadOnlyViolation(f"one statement at a time, got {len(statements)}")
     kind = statements[0].type.name
@@ -181,10 +181,9 @@ def check_duckdb_functions(con, text: str, translate: Callable[[Exception], Dice
     for i, word in enumerate(words[:-1]):
         name = word.strip('"').lower()
         if name in DUCKDB_REFUSED_FUNCTIONS and words[i + 1] == "(":
-            raise ReadOnlyViolation(f"refused: {name}() changes state, runs SQL of its own or waits; "
-                                    "the sql command only reads")
+            raise refused_function(name)
         if name in DUCKDB_BOUNDED_MACROS and words[i + 1] == "(" and i > 0 and words[i - 1] == ".":
-            raise ReadOnlyViolation(f"refused: a qualified call of {name}() goes around its bounds; call it as {name}()")
+            raise qualified_call(name)
     try:
         tree = con.execute("SELECT json_serialize_sql(?)", [text]).fetchone()[0]
     except Exception as exc:
@@ -195,10 +194,9 @@ def check_duckdb_functions(con, text: str, translate: Callable[[Exception], Dice
     for function in function_calls(json.loads(tree)):
         name = str(function.get("function_name", "")).lower()
         if name in DUCKDB_REFUSED_FUNCTIONS:
-            raise ReadOnlyViolation(f"refused: {name}() changes state, runs SQL of its own or waits; "
-                                    "the sql command only reads")
+            raise refused_function(name)
         if name in DUCKDB_BOUNDED_MACROS and (function.get("schema") or function.get("catalog")):
-            raise ReadOnlyViolation(f"refused: a qualified call of {name}() goes around its bounds; call it as {name}()")
+            raise qualified_call(name)
         if name in DUCKDB_FORMAT_FUNCTIONS:
             check_format(name, function)
 

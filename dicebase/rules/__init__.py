@@ -7,12 +7,9 @@ options with their defaults and bounds, tie rules, tolerances and the legality f
 command line imports these modules on every lookup.
 """
 
+from dicebase.errors import SizeLimit  # noqa: F401  (its home was here: ``from dicebase.rules import SizeLimit``)
+
 from dicebase import games
 
 #: Game name -> its rules module (from the game descriptors, dicebase.games).
 GAMES = games.Layer("rules")
-
-
-class SizeLimit(ValueError):
-    """A rule set whose solve would exceed the machine (the message gives the estimate).
-    ``dicebase build --force-size`` builds it anyway."""

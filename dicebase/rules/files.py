@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from dicebase.errors import RulesFileError
 from dicebase.rules import GAMES
 
 #: A variant name: what lookups take as ``--variant NAME``.
@@ -26,10 +27,6 @@ NAME_RULE = "1-40 characters: lowercase letters, digits and '-', starting with a
 
 #: Largest rules file read, bytes (a printed preset is about 7 kB).
 MAX_FILE_BYTES = 1_000_000
-
-
-class RulesFileError(ValueError):
-    """A rules file that cannot be built; the message is one line naming the file and key."""
 
 
 @dataclass(frozen=True)
@@ -192,6 +189,40 @@ def check_values(keys: tuple[Key, ...], defaults: dict, values: Any) -> dict:
         except ValueError:
             raise ValueError(f"{key.name}: must be {key.allowed()}, got {_short(values[key.name])}") from None
     return out
+
+
+def house_rules(options: dict, game: str, from_file, keys: tuple[Key, ...], defaults: dict):
+    """(name, values, rule set) of each house rule set of ``game``'s build options (``house_rules``: name ->
+    rules-file values), in order, each checked as a file's is (:func:`check_values`, then ``from_file``);
+    ValueError (one line naming ``GAME.house_rules[NAME]``) for the first bad one, when it is reached."""
+    import reprlib
+
+    cli = game.replace("_", "-")
+    house = options.get("house_rules", {})
+    if not isinstance(house, dict):
+        raise ValueError(f"{cli}.house_rules must map names to rules-file values, got {reprlib.repr(house)}")
+    for name, values in house.items():
+        try:  # values that did not come from a checked file (-o GAME.house_rules=...): checked as one
+            rules = from_file(name, check_values(keys, defaults, values))
+        except (TypeError, KeyError, ValueError) as exc:
+            raise ValueError(f"{cli}.house_rules[{reprlib.repr(name)}]: {exc}") from None
+        yield name, values, rules
+
+
+def player_counts(value: Any, option: str, counts: tuple[int, ...], example: str, show=repr) -> tuple[int, ...]:
+    """A build option listing numbers of players (``GAME.players``: ``option``) as a sorted tuple: a list of
+    distinct whole numbers in ``counts`` (a game's ``PLAYER_COUNTS``, up to its ``MAX_PLAYERS``), or one such
+    number; ValueError (one line, ``example`` a good value, ``show`` how the bad one is echoed) if bad."""
+    items = [value] if isinstance(value, int) and not isinstance(value, bool) else value
+    allowed = f"{counts[0]}..{counts[-1]}"
+    if not isinstance(items, (list, tuple)) or any(isinstance(n, bool) or not isinstance(n, int) for n in items):
+        raise ValueError(f"{option} must be a list of whole numbers {allowed}, e.g. {example}, got {show(value)}")
+    bad = [n for n in items if n not in counts]
+    if bad:
+        raise ValueError(f"{option} must be {allowed} each (the tables have {counts[-1]} seats), got {bad[0]}")
+    if len(set(items)) != len(items):
+        raise ValueError(f"{option} lists a number twice: {show(value)}")
+    return tuple(sorted(items))
 
 
 def _short(value: Any) -> str:

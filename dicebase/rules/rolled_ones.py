@@ -15,13 +15,13 @@ Nothing here is specific to 5 dice, goal 50 or three 1s: those are fields of
 
 from __future__ import annotations
 
-import reprlib
 from dataclasses import asdict, dataclass, replace
 from functools import cached_property, lru_cache
 from math import comb
 
-from dicebase.rules import SizeLimit
-from dicebase.rules.files import Key, check_values
+from dicebase.errors import SizeLimit
+from dicebase.rules import files
+from dicebase.rules.files import Key, house_rules
 
 GAME = "rolled_ones"
 #: Seed 002's human-playable policies, in algorithm order (rolled_ones_states column prefixes).
@@ -317,23 +317,14 @@ def player_counts(options: dict, key: str = "players") -> tuple[int, ...]:
     if key != "players" and options.get(key, DEFAULT_OPTIONS[key]) == DEFAULT_OPTIONS[key]:
         # the default: its counts that players builds (so -o rolled-ones.players=[2] needs no other option)
         return tuple(n for n in sorted(DEFAULT_OPTIONS[key]) if n in player_counts(options))
-    value = options.get(key, DEFAULT_OPTIONS[key])
-    items = [value] if isinstance(value, int) and not isinstance(value, bool) else value
-    allowed = f"{PLAYER_COUNTS[0]}..{PLAYER_COUNTS[-1]}"
-    if not isinstance(items, (list, tuple)) or any(isinstance(n, bool) or not isinstance(n, int) for n in items):
-        raise ValueError(f"rolled-ones.{key} must be a list of whole numbers {allowed}, e.g. [2,3], got {value!r}")
-    bad = [n for n in items if n not in PLAYER_COUNTS]
-    if bad:
-        raise ValueError(f"rolled-ones.{key} must be {allowed} each (the tables have {MAX_PLAYERS} seats), got {bad[0]}")
-    if len(set(items)) != len(items):
-        raise ValueError(f"rolled-ones.{key} lists a number twice: {value!r}")
+    counts = files.player_counts(options.get(key, DEFAULT_OPTIONS[key]), f"rolled-ones.{key}", PLAYER_COUNTS, "[2,3]")
     if key != "players":
         solved = player_counts(options)
-        missing = [n for n in items if n not in solved]
+        missing = [n for n in counts if n not in solved]
         if missing:
             raise ValueError(f"rolled-ones.{key} lists {missing[0]} players, which rolled-ones.players does "
                              f"not build ({list(solved)})")
-    return tuple(sorted(items))
+    return counts
 
 
 #: The readings of "the other seats play optimally" for seed 002's human policies (rolled_ones_policy_costs.mode):
@@ -414,14 +405,7 @@ def variants(options: dict) -> list[tuple[str, Rules, int]]:
     (one named like the options' own must equal it, and is written once)."""
     main = rules_from_options(options)
     out = [(variant_name(main), main, options["komi_max"])]
-    house = options.get("house_rules", {})
-    if not isinstance(house, dict):
-        raise ValueError(f"rolled-ones.house_rules must map names to rules-file values, got {reprlib.repr(house)}")
-    for name, values in house.items():
-        try:  # values that did not come from a checked file (-o rolled-ones.house_rules=...): checked as one
-            rules = from_file(name, check_values(FILE_KEYS, FILE_DEFAULTS, values))
-        except (TypeError, KeyError, ValueError) as exc:
-            raise ValueError(f"rolled-ones.house_rules[{reprlib.repr(name)}]: {exc}") from None
+    for name, values, rules in house_rules(options, GAME, from_file, FILE_KEYS, FILE_DEFAULTS):
         if name == out[0][0]:
             if (rules, values["komi_max"]) != out[0][1:]:
                 raise ValueError(f"rolled-ones house rules {name!r} differ from the variant of that name; rename them")

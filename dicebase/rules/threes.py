@@ -19,12 +19,11 @@ Shared by the solver (``dicebase.builder.threes``) and the lookups
 
 from __future__ import annotations
 
-import reprlib
 from dataclasses import asdict, dataclass
 from functools import cached_property
 
-from dicebase.rules import SizeLimit
-from dicebase.rules.files import Key, check_values
+from dicebase.errors import SizeLimit
+from dicebase.rules.files import Key, house_rules
 
 GAME = "threes"
 #: How a tie with the best score so far counts: "shared" survives it, "strict" does not.
@@ -214,14 +213,7 @@ def check_options(options: dict, check_size: bool = True) -> tuple[int, dict[str
             f"threes.many_dice_chances must be 0..{MAX_MANY_DICE_CHANCES} (0 = no many-dice chances), got {chances}"
         )
     known = standard_variants(dice, faces)
-    house = options.get("house_rules", {})
-    if not isinstance(house, dict):
-        raise ValueError(f"threes.house_rules must map names to rules-file values, got {reprlib.repr(house)}")
-    for name, values in house.items():
-        try:  # values that did not come from a checked file (-o threes.house_rules=...): checked as one
-            rules = from_file(name, check_values(FILE_KEYS, FILE_DEFAULTS, values))
-        except (TypeError, KeyError, ValueError) as exc:
-            raise ValueError(f"threes.house_rules[{reprlib.repr(name)}]: {exc}") from None
+    for name, _, rules in house_rules(options, GAME, from_file, FILE_KEYS, FILE_DEFAULTS):
         if name in known and rules != known[name]:
             raise ValueError(f"threes house rules {name!r} differ from the standard variant of that name; rename them")
         known[name] = rules

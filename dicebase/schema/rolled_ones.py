@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from sqlalchemy import Column, Double, Integer, SmallInteger, String, and_, case, func, literal, or_, select, union_all
 
-from dicebase.rules.rolled_ones import MAX_PLAYERS, POLICY_NAMES
+from dicebase.rules.rolled_ones import MAX_PLAYERS, PLAYER_COUNTS, POLICY_NAMES
 from dicebase.schema.base import View, table
 
 GAME = "rolled_ones"
@@ -370,7 +370,7 @@ rolled_ones_first_player_advantage = View(
 # ---------------------------------------------------------------------------
 # N players (issue 21; docs/n_players.md)
 # ---------------------------------------------------------------------------
-PLAYERS = "number of players N (2..4): seats 1..N play in order, one turn each per round"
+PLAYERS = f"number of players N ({PLAYER_COUNTS[0]}..{PLAYER_COUNTS[-1]}): seats 1..N play in order, one turn each per round"
 SEATS = range(1, MAX_PLAYERS + 1)
 
 

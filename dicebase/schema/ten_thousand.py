@@ -399,9 +399,10 @@ VIEWS += [ten_thousand_duel_compensation, ten_thousand_duel_fair_compensation]
 # ---------------------------------------------------------------------------
 from sqlalchemy import and_ as _and, or_ as _or, union_all as _union_all  # noqa: E402
 
-NP_MAX_PLAYERS = 4  # dicebase.rules.ten_thousand.MAX_PLAYERS (tests/test_ten_thousand_nplayer_db.py)
+from dicebase.rules.ten_thousand import MAX_PLAYERS as NP_MAX_PLAYERS, PLAYER_COUNTS  # noqa: E402  (the rules' own)
+
 NP_SEATS = range(1, NP_MAX_PLAYERS + 1)
-PLAYERS = "number of players N (2..4): seats 1..N play in order, one turn each per round"
+PLAYERS = f"number of players N ({PLAYER_COUNTS[0]}..{PLAYER_COUNTS[-1]}): seats 1..N play in order, one turn each per round"
 NP_GOAL = "goal of the N-player game, points (the build option ten-thousand.goal)"
 PROB = "probability 0-1"
 NP_NEW = " New, unpublished results (docs/n_players.md)."

@@ -7,6 +7,7 @@ from __future__ import annotations
 import click
 
 from dicebase.cli.common import FiniteFloatRange
+from dicebase.errors import INSTALL
 from dicebase.present import db_option, open_db
 
 #: The largest --cache-mb (64 GiB per server process): more than any machine it runs on should give
@@ -51,8 +52,7 @@ def serve(db_path, host, port, timeout, workers, cache_mb):
         from dicebase.web.server import default_workers, run
     except ImportError as exc:
         missing = (exc.name or "a module").split(".")[0]
-        raise click.ClickException(f"dicebase serve needs the web extras ({missing} is missing): "
-                                   "pip install 'dicebase[serve]'") from None
+        raise click.ClickException(f"dicebase serve needs the web extras ({missing} is missing): {INSTALL['serve']}") from None
     run(open_db(db_path, timeout=timeout), host, port, workers=workers or default_workers(),
         cache_bytes=int(cache_mb * 1024 * 1024))
 

@@ -36,8 +36,9 @@ from __future__ import annotations
 import reprlib
 from dataclasses import asdict, dataclass, field
 
-from dicebase.rules import SizeLimit
-from dicebase.rules.files import Key, check_values
+from dicebase.errors import SizeLimit
+from dicebase.rules import files
+from dicebase.rules.files import Key, house_rules
 from dicebase.rules.ten_thousand.farkle import (  # noqa: F401  (issue 24's options, one import away)
     FARKLE_COUNT_RESET, FARKLE_OPTIONS, LAST_ROUND, check_farkle_options, needs_penalty_state, nplayer_refusal,
     options_text, scoring_text, two_player_refusal,
@@ -357,16 +358,7 @@ TEST_OPTIONS = {"goal": 1000}
 
 
 def _house(options: dict) -> dict[str, RuleSet]:
-    house = options.get("house_rules", {})
-    if not isinstance(house, dict):
-        raise ValueError(f"ten-thousand.house_rules must map names to rules-file values, got {reprlib.repr(house)}")
-    out = {}
-    for name, values in house.items():
-        try:  # values that did not come from a checked file (-o ten-thousand.house_rules=...): checked as one
-            out[name] = from_file(name, check_values(FILE_KEYS, FILE_DEFAULTS, values))
-        except (TypeError, KeyError, ValueError) as exc:
-            raise ValueError(f"ten-thousand.house_rules[{reprlib.repr(name)}]: {exc}") from None
-    return out
+    return {name: rules for name, _, rules in house_rules(options, GAME, from_file, FILE_KEYS, FILE_DEFAULTS)}
 
 
 def check_options(options: dict) -> tuple[list[RuleSet], list[RuleSet], int]:
@@ -524,18 +516,8 @@ def keep_priority(rules: RuleSet, pts: int, state: int) -> tuple:
 def player_counts(options: dict) -> tuple[int, ...]:
     """The ``players`` build option as a sorted tuple (ValueError, one line, if bad): a list of distinct
     whole numbers in :data:`PLAYER_COUNTS` (empty: no N-player tables), or one such number."""
-    value = options.get("players", DEFAULT_OPTIONS["players"])
-    items = [value] if isinstance(value, int) and not isinstance(value, bool) else value
-    allowed = f"{PLAYER_COUNTS[0]}..{PLAYER_COUNTS[-1]}"
-    if not isinstance(items, (list, tuple)) or any(isinstance(n, bool) or not isinstance(n, int) for n in items):
-        raise ValueError(f"ten-thousand.players must be a list of whole numbers {allowed}, e.g. [3,4], got "
-                         f"{reprlib.repr(value)}")
-    bad = [n for n in items if n not in PLAYER_COUNTS]
-    if bad:
-        raise ValueError(f"ten-thousand.players must be {allowed} each (the tables have {MAX_PLAYERS} seats), got {bad[0]}")
-    if len(set(items)) != len(items):
-        raise ValueError(f"ten-thousand.players lists a number twice: {reprlib.repr(value)}")
-    return tuple(sorted(items))
+    return files.player_counts(options.get("players", DEFAULT_OPTIONS["players"]), "ten-thousand.players", PLAYER_COUNTS,
+                               "[3,4]", reprlib.repr)
 
 
 def nplayer_turn_starts(rules: RuleSet, goal: int, players: int) -> int:
