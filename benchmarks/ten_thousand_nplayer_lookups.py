@@ -1,4 +1,4 @@
-"""N-player 10,000 lookup latency (issue 21): ``state_n``/``best_n`` in process and ``dicebase ten-thousand
+"""N-player 10,000 lookup latency (issue 21): ``n.state``/``n.best`` in process and ``dicebase ten-thousand
 state --scores ...`` end to end, next to the two-player ``state`` on the same file.
 
     python benchmarks/ten_thousand_nplayer_lookups.py --db db/n3.duckdb
@@ -11,7 +11,7 @@ the largest block (fixed ``--seed``), each kind on one connection:
 - "first on a connection": a new connection's first lookup (it finds the blocks, reads the roll groups);
 - "new tuple": a state of a (scores, seat) not asked before on a warm connection: the turn is computed;
 - "same turn": another state of a turn asked before on the connection (a later total, as a game goes on);
-- "best, new tuple": ``best_n`` of a roll at a new (scores, seat);
+- "best, new tuple": ``n.best`` of a roll at a new (scores, seat);
 - "final turn, new": a final-turn state (a seat at or above the goal) not asked before;
 - "repeat": the same lookup again.
 
@@ -96,39 +96,39 @@ def main(argv: list[str] | None = None) -> None:
     for _ in range(min(5, args.states)):
         scores, seat = new_tuple()
         with dicebase.open(path) as db:
-            first.append(_timed(lambda: db.ten_thousand.state_n(scores, seat, 0, 6, 0, rules=rules)))
+            first.append(_timed(lambda: db.ten_thousand.n.state(scores, seat, 0, 6, 0, rules=rules)))
     rows.append(("first on a connection (turn start)", first))
     with dicebase.open(path) as db:
         q = db.ten_thousand
-        q.state_n([0] * players, 1, 0, 6, 0, rules=rules)  # warm: blocks found, roll groups read
+        q.n.state([0] * players, 1, 0, 6, 0, rules=rules)  # warm: blocks found, roll groups read
         new, same, best, final, repeat = [], [], [], [], []
         while len(new) < args.states:
             scores, seat = new_tuple()
             k, n, t = rnd.choice(STATES)
-            got = answer(lambda: q.state_n(scores, seat, k, n, t, rules=rules))
+            got = answer(lambda: q.n.state(scores, seat, k, n, t, rules=rules))
             if got is None:
                 continue
             new.append(got)
             for k2, n2, t2 in rnd.sample(STATES, 3):
                 if k2 >= k:
-                    got = answer(lambda: q.state_n(scores, seat, k2, n2, t2, rules=rules))
+                    got = answer(lambda: q.n.state(scores, seat, k2, n2, t2, rules=rules))
                     if got is not None:
                         same.append(got)
-            repeat.append(_timed(lambda: q.state_n(scores, seat, k, n, t, rules=rules)))
+            repeat.append(_timed(lambda: q.n.state(scores, seat, k, n, t, rules=rules)))
         while len(best) < args.states:
             scores, seat = new_tuple()
             roll, k = rnd.choice(ROLLS), rnd.randrange(0, 20) * unit
-            got = answer(lambda: q.best_n(roll, scores, seat, k, rules=rules))
+            got = answer(lambda: q.n.best(roll, scores, seat, k, rules=rules))
             if got is not None:
                 best.append(got)
         while len(final) < args.states:
             scores, seat = new_tuple(final=True)
             k, n, t = rnd.choice(STATES)
-            got = answer(lambda: q.state_n(scores, seat, k, n, t, rules=rules))
+            got = answer(lambda: q.n.state(scores, seat, k, n, t, rules=rules))
             if got is not None:
                 final.append(got)
-    rows += [("new tuple (state_n)", new), ("same turn, another total", same), ("best_n, new tuple", best),
-             ("final turn, new (state_n)", final), ("repeat", repeat)]
+    rows += [("new tuple (n.state)", new), ("same turn, another total", same), ("n.best, new tuple", best),
+             ("final turn, new (n.state)", final), ("repeat", repeat)]
 
     scores = ",".join(str(s * unit) for s in (6, 9, 0, 3)[:players])
     cli_n = time_cli(["ten-thousand", "state", "--scores", scores, "--player", "1", "--turn-total", "300",

@@ -47,7 +47,7 @@ def test_three_optimal_bots_give_the_stored_start_vector(db_path):
         assert abs(sum(got) - 1.0) <= 1e-12
         assert got[0] > got[1] > got[2]  # the first seat's head start at a short goal (docs/n_players.md)
         # the recursion one turn deep: seat 1's turn from the stored turn starts it reaches gives the same vector
-        start = db.ten_thousand.state_n([0, 0, 0], 1, 0)
+        start = db.ten_thousand.n.state([0, 0, 0], 1, 0)
         assert max(abs(a - b) for a, b in zip(start.p_wins, stored)) <= 1e-12
         assert [round(s.p_win, 12) for s in db.ten_thousand.seats(players=3)] == [round(x, 12) for x in got]
         rotated = bots.tournament(db, "ten-thousand", THREE, rotate=True)
@@ -90,8 +90,8 @@ def test_fixed_bots_final_turn_is_the_two_player_last_turn(db_path):
 
 
 def test_mixed_lineup_exact_lands_on_simulation(db_path):
-    """Exact (the recursion) against simulation (dice; the optimal seat's every decision a lookup, state_n /
-    best_n, independent of the recursion's kernels): each seat within its 99 % interval."""
+    """Exact (the recursion) against simulation (dice; the optimal seat's every decision a lookup, n.state /
+    n.best, independent of the recursion's kernels): each seat within its 99 % interval."""
     games = 2000
     with dicebase.open(db_path) as db:
         t = bots.tournament(db, "ten-thousand", MIXED)

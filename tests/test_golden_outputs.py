@@ -117,7 +117,8 @@ N_OPTIONS = {
     "ten_thousand": {"rules": ["ten-thousand"], "duel_rules": ["ten-thousand"], "goal": 250, "players": [2, 3]},
 }
 #: Command lines (without --json and --db) on the N-player builds: three players (a cycle tuple with a mixed
-#: equilibrium, a final round), and two players both ways (``--scores A,B`` and ``--score/--opponent``).
+#: equilibrium, a final round), and two players both ways (``--scores A,B`` and ``--score/--opponent``: the same
+#: document, :data:`N_TWO_SEATS`).
 N_CLI_CASES = [
     ["rolled-ones", "best", "--scores", "3,5,9", "--player", "1", "--turn-total", "7", "--ones", "2"],
     ["rolled-ones", "best", "--scores", "22,5,9", "--player", "2", "--turn-total", "18", "--ones", "1"],
@@ -141,24 +142,43 @@ N_CLI_CASES = [
     ["ten-thousand", "seats", "--players", "3"],
     ["ten-thousand", "compensation", "--players", "3"],
 ]
+#: ``--scores A,B`` with two players is the shorthand ``--score/--opponent``'s verb (issue 30): each line's recorded
+#: document is the other's, byte for byte (recorded before issue 30 from the N-player tables; now the two-player ones).
+N_TWO_SEATS = {
+    "rolled-ones best --scores 4,11 --player 1 --turn-total 0 --ones 0":
+        "rolled-ones best --player 1 --score 4 --opponent 11 --turn-total 0 --ones 0",
+    "rolled-ones best --scores 11,4 --player 2 --turn-total 0 --ones 0":
+        "rolled-ones best --player 2 --score 4 --opponent 11 --turn-total 0 --ones 0",
+    "ten-thousand state --scores 100,150 --player 1 --turn-total 100 --dice 4":
+        "ten-thousand state --score 100 --opponent 150 --turn-total 100 --dice 4",
+    "ten-thousand best 1 5 5 --turn-total 200 --scores 50,200 --player 2":
+        "ten-thousand best 1 5 5 --turn-total 200 --score 200 --opponent 50",
+}
 N_HTTP_CASES = [
     "/api/v1/rolled-ones/best?scores=3,5,9&player=1&turn_total=7&ones=2",
     "/api/v1/ten-thousand/state?scores=50,50,150&player=1&turn_total=1200&dice=1&triple=4",
     "/api/v1/ten-thousand/best?dice=1,5,2,3&turn_total=300&scores=50,100,0&player=3",
+    "/api/v1/rolled-ones/best?scores=11,4&player=2&turn_total=0&ones=0",
+    "/api/v1/ten-thousand/state?scores=100,150&player=1&turn_total=100&dice=4",
 ]
 #: Python API calls on the N-player builds.
 N_PYTHON_CASES = {
     "rolled_ones": [
-        "db.rolled_ones.best_n((3, 5, 9), 1, 7, 2)",
-        "db.rolled_ones.best_n((22, 5, 9), 2, 18, 1)",
+        "db.rolled_ones.best((3, 5, 9), 1, 7, 2)",
+        "db.rolled_ones.best((22, 5, 9), 2, 18, 1)",
         "db.rolled_ones.best(1, 4, 11, 0, 0)",
+        "db.rolled_ones.best((4, 11), 1, 0, 0)",
+        "db.rolled_ones.best('11,4', 2)",
         "db.rolled_ones.seats(3)",
     ],
     "ten_thousand": [
-        "db.ten_thousand.state_n((50, 50, 150), 1, 1200, dice=1, triple=4)",
-        "db.ten_thousand.state_n((300, 100, 0), 2, 250, dice=3)",
-        "db.ten_thousand.best_n([1, 5, 2, 3], (50, 100, 0), 3, turn_total=300)",
+        "db.ten_thousand.state((50, 50, 150), 1, 1200, dice=1, triple=4)",
+        "db.ten_thousand.state((300, 100, 0), 2, 250, dice=3)",
+        "db.ten_thousand.best([1, 5, 2, 3], turn_total=300, scores=(50, 100, 0), player=3)",
         "db.ten_thousand.state(100, 150, 100, dice=4)",
+        "db.ten_thousand.state([100, 150], 1, 100, dice=4)",
+        "db.ten_thousand.best([1, 5, 5], turn_total=200, scores='50,200', player=2)",
+        "db.ten_thousand.best([1, 5, 5], turn_total=200, score=200, opponent=50)",
         "db.ten_thousand.seats(3)",
     ],
 }
@@ -349,6 +369,12 @@ def test_nplayer_cli_json_is_unchanged(golden, built_db, run_cli, kind):
     for line, document in golden["cli_n"].items():
         game = GAMES[line.split()[0]]
         assert _cli_document(run_cli, built_db((game,), kind, {game: N_OPTIONS[game]}), line.split()) == document, line
+
+
+def test_two_seats_are_the_two_player_shorthand(golden):
+    """``--scores A,B --player K`` is recorded as exactly the document ``--score/--opponent`` gives."""
+    for line, shorthand in N_TWO_SEATS.items():
+        assert golden["cli_n"][line] == golden["cli_n"][shorthand], line
 
 
 def test_nplayer_http_and_python_answers_are_unchanged(golden, built_db):

@@ -270,19 +270,19 @@ def test_scores_take_ascii_digits_only(text, built_db):
 
 @pytest.mark.parametrize("text", NOT_ASCII_WHOLE)
 def test_the_python_api_reads_score_texts_as_the_command_line_does(text, built_db):
-    """The read API takes ``scores`` as a text too (``db.rolled_ones.best_n("30,41,12", 1)``): it refuses what the
+    """The read API takes ``scores`` as a text too (``db.rolled_ones.best("30,41,12", 1)``): it refuses what the
     command line refuses, where it read ``1_0`` as 10 with ``int()``; a negative score gets the seat's range."""
     import dicebase.query
     from dicebase.errors import BadInput
 
     with dicebase.query.open(built_db(("rolled_ones",))) as db:
         with pytest.raises(BadInput, match="scores must be whole numbers separated by commas"):
-            db.rolled_ones.best_n(f"{text},0", 1)
+            db.rolled_ones.best(f"{text},0", 1)
         with pytest.raises(BadInput, match="seat 1's score must be"):
-            db.rolled_ones.best_n("-1,0", 1)
+            db.rolled_ones.best("-1,0", 1)
     with dicebase.query.open(built_db(("ten_thousand",))) as db:
         with pytest.raises(BadInput, match="scores must be whole numbers of points separated by commas"):
-            db.ten_thousand.state_n(f"{text},0", 1)
+            db.ten_thousand.state(f"{text},0", 1)
 
 
 @pytest.mark.parametrize("text", [*NOT_ASCII_WHOLE, " 5"])

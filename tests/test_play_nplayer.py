@@ -110,14 +110,14 @@ def test_rolled_ones_three_players_costs_are_the_lookups(ro, seat, seed):
     for d in review.decisions:
         at = d.lookup
         assert at["lookup"] == "rolled-ones best" and at["player"] == seat
-        st = db.rolled_ones.best_n(at["scores"], at["player"], at["turn_total"], at["ones"])
+        st = db.rolled_ones.n.best(at["scores"], at["player"], at["turn_total"], at["ones"])
         chosen = next(a for a in st.actions if a.action == d.chose)
         assert d.p_chose == chosen.p_win and d.p_best == st.p_win and d.best == st.best
         assert d.cost == max(0.0, st.p_win - chosen.p_win)
     assert review.total_cost == pytest.approx(sum(d.cost for d in review.decisions), abs=1e-15)
     # the advice: every action with every seat's win probability, as the lookup gives them
     first = review.decisions[0].lookup
-    st = db.rolled_ones.best_n(first["scores"], first["player"], first["turn_total"], first["ones"])
+    st = db.rolled_ones.n.best(first["scores"], first["player"], first["turn_total"], first["ones"])
     for a in st.actions:
         shown = f"     {a.action}: p_win {a.p_win:.4f} (" + ", ".join(
             f"seat {n} {x:.4f}" for n, x in enumerate(a.p_wins, 1)) + ")"
@@ -133,7 +133,7 @@ def test_rolled_ones_a_costly_decision_and_the_final_round(ro):
     assert any(d.cost > 1e-6 for d in review.decisions)
     for d in review.decisions:
         at = d.lookup
-        st = db.rolled_ones.best_n(at["scores"], at["player"], at["turn_total"], at["ones"])
+        st = db.rolled_ones.n.best(at["scores"], at["player"], at["turn_total"], at["ones"])
         assert d.cost == max(0.0, st.p_win - next(a.p_win for a in st.actions if a.action == "hold"))
 
 
@@ -193,12 +193,12 @@ def test_ten_thousand_three_players_costs_are_the_lookups(tt, seat, seed):
     for d in review.decisions:
         at = d.lookup
         if at["lookup"] == "ten-thousand best":
-            b = db.ten_thousand.best_n(at["roll"], at["scores"], at["player"], at["turn_total"], at["triple"])
+            b = db.ten_thousand.n.best(at["roll"], at["scores"], at["player"], at["turn_total"], at["triple"])
             shown = sorted(b.actions, key=lambda a: (-a.points, -len(a.keep), a.keep))
             assert d.p_chose == shown[at["option"] - 1].p_win and d.p_best == b.p_win
             assert d.cost == max(0.0, b.p_win - shown[at["option"] - 1].p_win)
         else:
-            st = db.ten_thousand.state_n(at["scores"], at["player"], at["turn_total"], at["dice"], at["triple"])
+            st = db.ten_thousand.n.state(at["scores"], at["player"], at["turn_total"], at["dice"], at["triple"])
             chosen = next(a for a in st.actions if a.action == d.chose)
             assert d.p_chose == chosen.p_win and d.p_best == st.p_win
             assert d.cost == max(0.0, st.p_win - chosen.p_win)

@@ -135,7 +135,7 @@ def test_mid_turn_lookups_equal_the_solvers_turn_values(paths, solution):
     with dicebase.open(paths["duckdb"]) as db:
         for scores, m, k, o in _sample_states(80):
             tv = solution.turn_values(scores, m)
-            got = db.rolled_ones.best_n(list(scores), m + 1, k, o)
+            got = db.rolled_ones.n.best(list(scores), m + 1, k, o)
             assert np.max(np.abs(np.array(got.p_wins) - tv["p_win"][k, o])) <= 1e-12, (scores, m, k, o)
             roll = next(a for a in got.actions if a.action == "roll")
             assert np.max(np.abs(np.array(roll.p_wins) - tv["p_roll"][k, o])) <= 1e-12
@@ -153,13 +153,13 @@ def test_mid_turn_lookups_equal_the_solvers_turn_values(paths, solution):
 def test_duckdb_and_sqlite_answer_alike(paths):
     with dicebase.open(paths["duckdb"]) as duck, dicebase.open(paths["sqlite"]) as lite:
         for scores, m, k, o in _sample_states(25, seed=5):
-            a = duck.rolled_ones.best_n(list(scores), m + 1, k, o).as_dict()
-            b = lite.rolled_ones.best_n(list(scores), m + 1, k, o).as_dict()
+            a = duck.rolled_ones.n.best(list(scores), m + 1, k, o).as_dict()
+            b = lite.rolled_ones.n.best(list(scores), m + 1, k, o).as_dict()
             assert a == b, (scores, m, k, o)
         assert [s.as_dict() for s in duck.rolled_ones.seats()] == [s.as_dict() for s in lite.rolled_ones.seats()]
         assert duck.rolled_ones.compensation(3).as_dict() == lite.rolled_ones.compensation(3).as_dict()
         # a two-player state answers the same through either table
-        two = duck.rolled_ones.best_n([12, 7], 2, 9, 1)
+        two = duck.rolled_ones.n.best([12, 7], 2, 9, 1)
         assert abs(two.p_win - duck.rolled_ones.best(2, 7, 12, 9, 1).p_win) <= 1e-12
 
 
@@ -201,8 +201,8 @@ def test_bad_input_is_one_line_exit_2(paths, run_cli, args, text):
 def test_bad_input_in_the_python_api(paths):
     with dicebase.open(paths["duckdb"]) as db:
         q = db.rolled_ones
-        for call in (lambda: q.best_n("1,2,3", 1, 3, 0), lambda: q.best_n([1, 2, 3], 1, 999, 0),
-                     lambda: q.best_n([1, 2, 3], 1, 0, 3), lambda: q.best_n(None, 1), lambda: q.best_n([1, 2.5], 1),
+        for call in (lambda: q.best("1,2,3", 1, 3, 0), lambda: q.best([1, 2, 3], 1, 999, 0),
+                     lambda: q.best([1, 2, 3], 1, 0, 3), lambda: q.best(None, 1), lambda: q.best([1, 2.5], 1),
                      lambda: q.seats(7), lambda: q.compensation("3")):
             with pytest.raises(BadInput):
                 call()

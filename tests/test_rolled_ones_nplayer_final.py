@@ -105,12 +105,12 @@ def test_final_round_states_equal_final_turn_values(paths, solutions):
             states.append(((t - 1, t - k, R), 2, k, o))
         for scores, p, k, o in states:
             try:
-                got = db.rolled_ones.best_n(list(scores), p, k, o)
+                got = db.rolled_ones.n.best(list(scores), p, k, o)
             except BadInput as exc:  # beyond the stored bars or totals: says so
                 assert "final round is stored" in str(exc)
                 continue
             value, roll, pr, hold = _reference(sol, scores, p, k, o)
-            assert got.as_dict() == other.rolled_ones.best_n(list(scores), p, k, o).as_dict()
+            assert got.as_dict() == other.rolled_ones.n.best(list(scores), p, k, o).as_dict()
             acts = {a.action: np.array(a.p_wins) for a in got.actions}
             worst = max(worst, float(np.max(np.abs(np.array(got.p_wins) - value))),
                         float(np.max(np.abs(acts["roll"] - pr))) if "roll" in acts else 0.0)

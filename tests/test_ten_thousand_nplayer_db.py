@@ -167,9 +167,9 @@ def test_roll_groups_are_the_rules(paths, tmp_path):
         con.execute("DROP TABLE ten_thousand_roll_groups")
     args = ([300, 50, 150], 2, 300, 3, 0)
     with dicebase.open(paths["sqlite"]) as db, dicebase.open(older) as old:
-        assert old.ten_thousand.state_n(*args).as_dict() == db.ten_thousand.state_n(*args).as_dict()
-        assert (old.ten_thousand.best_n([1, 5, 5, 2, 3, 4], [300, 50, 150], 2, 0).as_dict()
-                == db.ten_thousand.best_n([1, 5, 5, 2, 3, 4], [300, 50, 150], 2, 0).as_dict())
+        assert old.ten_thousand.n.state(*args).as_dict() == db.ten_thousand.n.state(*args).as_dict()
+        assert (old.ten_thousand.n.best([1, 5, 5, 2, 3, 4], [300, 50, 150], 2, 0).as_dict()
+                == db.ten_thousand.n.best([1, 5, 5, 2, 3, 4], [300, 50, 150], 2, 0).as_dict())
 
 
 def test_a_turn_remembered_answers_as_a_new_one(paths):
@@ -183,7 +183,7 @@ def test_a_turn_remembered_answers_as_a_new_one(paths):
             ("state", ([300, 100, 50], 2, 600, 4, 0)), ("state", ([300, 100, 50], 2, 0, 6, 0))]  # a final turn
 
     def answer(db, verb, args):
-        return (db.ten_thousand.state_n(*args) if verb == "state" else db.ten_thousand.best_n(*args)).as_dict()
+        return (db.ten_thousand.n.state(*args) if verb == "state" else db.ten_thousand.n.best(*args)).as_dict()
 
     with dicebase.open(paths["duckdb"]) as db:
         remembered = [answer(db, verb, args) for verb, args in asks]
@@ -218,7 +218,7 @@ def test_mid_turn_lookups_equal_the_solvers_turn_values(paths, solution):
             if k >= tv["roll"].shape[0]:
                 continue  # past the turn's kmax: banking is proven optimal there
             n, t = mv.states[c]
-            got = db.ten_thousand.state_n([x * U for x in units], m + 1, k * U, n, t)
+            got = db.ten_thousand.n.state([x * U for x in units], m + 1, k * U, n, t)
             assert np.max(np.abs(np.array(got.p_wins) - tv["p_win"][k, c])) <= 1e-12, (units, m, k, c)
             roll = next(a for a in got.actions if a.action == "roll")
             assert np.max(np.abs(np.array(roll.p_wins) - tv["p_roll"][k, c])) <= 1e-12
@@ -231,7 +231,7 @@ def test_mid_turn_lookups_equal_the_solvers_turn_values(paths, solution):
             assert abs(sum(got.p_wins) - 1.0) <= 1e-12
         # a roll's keeps: each keep's win vector is the pre-roll value it leads to
         tv = solution.turn_values((1, 1, 3), 0)
-        best = db.ten_thousand.best_n([1, 5, 5, 2, 3, 3], list(CYCLE), 1, 1100)
+        best = db.ten_thousand.n.best([1, 5, 5, 2, 3, 3], list(CYCLE), 1, 1100)
         for a in best.actions:
             c2 = mv.states.index((a.dice_after, a.triple_after))
             assert np.max(np.abs(np.array(a.p_wins) - tv["p_win"][22 + a.points // U, c2])) <= 1e-12
@@ -260,7 +260,7 @@ def test_final_turn_lookups_equal_the_solvers_final_turn_values(paths, solution)
             for k, c in ((0, 0), (X - units[m], mv.states.index((3, 0))),
                          (max(X - units[m] + 2, 10), mv.states.index((1, 4)))):
                 n, t = mv.states[c]
-                got = db.ten_thousand.state_n([x * U for x in units], m + 1, k * U, n, t)
+                got = db.ten_thousand.n.state([x * U for x in units], m + 1, k * U, n, t)
                 roles = ftv["p_win"][units[m] + k, c]
                 expected = [0.0] * 3
                 expected[units.index(X)] = roles[0]
@@ -279,13 +279,13 @@ def test_duckdb_and_sqlite_answer_alike(paths):
         for units, m, k, c in _mid_turn_states(4, seed=5):
             n, t = nplayer.moves(TEN_THOUSAND).states[c]
             args = ([x * U for x in units], m + 1, k * U, n, t)
-            assert duck.ten_thousand.state_n(*args).as_dict() == lite.ten_thousand.state_n(*args).as_dict(), args
+            assert duck.ten_thousand.n.state(*args).as_dict() == lite.ten_thousand.n.state(*args).as_dict(), args
         args = ([1, 5, 5, 2, 3, 3], [300, 50, 150], 2, 300)
-        assert duck.ten_thousand.best_n(*args).as_dict() == lite.ten_thousand.best_n(*args).as_dict()
+        assert duck.ten_thousand.n.best(*args).as_dict() == lite.ten_thousand.n.best(*args).as_dict()
         assert [s.as_dict() for s in duck.ten_thousand.seats()] == [s.as_dict() for s in lite.ten_thousand.seats()]
         assert duck.ten_thousand.compensation(3).as_dict() == lite.ten_thousand.compensation(3).as_dict()
         # a two-player state answers the same through either table
-        two = duck.ten_thousand.state_n([100, 50], 2, 0, 6)
+        two = duck.ten_thousand.n.state([100, 50], 2, 0, 6)
         assert abs(two.p_win - duck.ten_thousand.state(50, 100, 0, 6).p_win) <= 1e-12
 
 
@@ -331,9 +331,9 @@ def test_bad_input_is_one_line_exit_2(paths, run_cli, args, text):
 def test_bad_input_in_the_python_api(paths):
     with dicebase.open(paths["duckdb"]) as db:
         q = db.ten_thousand
-        for call in (lambda: q.state_n("1,2,3", 1), lambda: q.state_n([0, 0, 0], 1, 70, 6),
-                     lambda: q.state_n([0, 0, 0], 1, 0, 7), lambda: q.state_n(None, 1), lambda: q.state_n([0, 2.5], 1),
-                     lambda: q.best_n("15", [0, 0, 0], 1), lambda: q.best_n([1, 9], [0, 0, 0], 1),
+        for call in (lambda: q.n.state("1,2,3", 1), lambda: q.n.state([0, 0, 0], 1, 70, 6),
+                     lambda: q.n.state([0, 0, 0], 1, 0, 7), lambda: q.n.state(None, 1), lambda: q.n.state([0, 2.5], 1),
+                     lambda: q.n.best("15", [0, 0, 0], 1), lambda: q.n.best([1, 9], [0, 0, 0], 1),
                      lambda: q.seats(7), lambda: q.compensation("3")):
             with pytest.raises(BadInput):
                 call()

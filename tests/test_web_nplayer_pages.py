@@ -127,7 +127,7 @@ def test_rolled_ones_players_control_lists_what_is_built(clients):
 
 
 def test_rolled_ones_cycle_tuple_shows_the_mixed_decision(clients, dbs):
-    want = dbs["rolled_ones"].rolled_ones.best_n([3, 5, 9], 1, 7, 2)
+    want = dbs["rolled_ones"].rolled_ones.best([3, 5, 9], 1, 7, 2)
     assert want.best == "mixed" and want.cycle is not None
     page = _page(clients["rolled_ones"], "/rolled-ones?players=3&score1=3&score2=5&score3=9&player=1&turn_total=7&ones=2")
     assert page.verdict == "MIXED"
@@ -145,7 +145,7 @@ def test_rolled_ones_cycle_tuple_shows_the_mixed_decision(clients, dbs):
 
 
 def test_rolled_ones_final_round_state(clients, dbs):
-    want = dbs["rolled_ones"].rolled_ones.best_n([22, 5, 9], 2, 18, 1)
+    want = dbs["rolled_ones"].rolled_ones.best([22, 5, 9], 2, 18, 1)
     assert [a.action for a in want.actions] == ["roll", "hold"]
     page = _page(clients["rolled_ones"], "/rolled-ones?players=3&score1=22&score2=5&score3=9&player=2&turn_total=18&ones=1")
     assert page.verdict == want.best.upper()
@@ -195,7 +195,7 @@ def test_rolled_ones_two_players_unchanged(clients):
 
 # --------------------------------------------------------------------------- 10,000
 def test_ten_thousand_roll_or_bank_in_a_cycle_tuple(clients, dbs):
-    want = dbs["ten_thousand"].ten_thousand.state_n([50, 50, 150], 1, 1200, 1, triple=4)
+    want = dbs["ten_thousand"].ten_thousand.state([50, 50, 150], 1, 1200, 1, triple=4)
     assert want.best == "mixed"
     page = _page(clients["ten_thousand"], "/ten-thousand?players=3&score1=50&score2=50&score3=150&player=1"
                                           "&turn_total=1200&triple=4&to_roll=1")
@@ -211,7 +211,7 @@ def test_ten_thousand_roll_or_bank_in_a_cycle_tuple(clients, dbs):
 
 
 def test_ten_thousand_every_keep_with_every_seat(clients, dbs):
-    want = dbs["ten_thousand"].ten_thousand.best_n([1, 5, 2, 3], [50, 100, 0], 3, 100)
+    want = dbs["ten_thousand"].ten_thousand.best([1, 5, 2, 3], 100, scores=[50, 100, 0], player=3)
     assert len(want.actions) == 3 and not want.final_turn
     page = _page(clients["ten_thousand"], "/ten-thousand?players=3&score1=50&score2=100&score3=0&player=3"
                                           "&turn_total=100&dice=1+5+2+3")
@@ -224,17 +224,17 @@ def test_ten_thousand_every_keep_with_every_seat(clients, dbs):
 
 def test_ten_thousand_final_turn_and_farkle(clients, dbs):
     db, client = dbs["ten_thousand"], clients["ten_thousand"]
-    want = db.ten_thousand.best_n([1, 5, 2, 3], [300, 100, 0], 3, 100)
+    want = db.ten_thousand.best([1, 5, 2, 3], 100, scores=[300, 100, 0], player=3)
     assert want.final_turn and want.bar == 300
     page = _page(client, "/ten-thousand?players=3&score1=300&score2=100&score3=0&player=3&turn_total=100&dice=1523")
     assert "Final round: seat 3 must end above the bar of 300 (the highest score) to bank." in page.notes
     for a in want.actions:
         assert page.rows["keep " + " ".join(map(str, a.keep))] == [_f(p) for p in a.p_wins]
-    lost = db.ten_thousand.best_n([2, 2, 3, 4], [300, 100, 0], 3, 100)
+    lost = db.ten_thousand.best([2, 2, 3, 4], 100, scores=[300, 100, 0], player=3)
     page = _page(client, "/ten-thousand?players=3&score1=300&score2=100&score3=0&player=3&turn_total=100&dice=2234")
     assert page.verdict == "Farkle" and page.rows["farkle"] == [_f(p) for p in lost.p_wins]
     # a final turn before rolling: bank only above the bar
-    st_ = db.ten_thousand.state_n([300, 100, 0], 2, 250, 3)
+    st_ = db.ten_thousand.state([300, 100, 0], 2, 250, 3)
     page = _page(client, "/ten-thousand?players=3&score1=300&score2=100&score3=0&player=2&turn_total=250&to_roll=3")
     assert page.verdict == st_.best.upper() and page.values == [_f(a.p_win) for a in st_.actions]
     for a in st_.actions:
@@ -341,7 +341,7 @@ def test_rolled_ones_three_players_on_a_phone(phone, served_n, dbs, tmp_path):
     phone.fill("#turn_total", "7")
     phone.select_option("#ones", "2")
     _submit(phone)
-    want = dbs["rolled_ones"].rolled_ones.best_n([3, 5, 9], 1, 7, 2)
+    want = dbs["rolled_ones"].rolled_ones.best([3, 5, 9], 1, 7, 2)
     assert phone.locator(".verdict").inner_text() == "MIXED"
     assert _f(want.roll_probability) in phone.locator(".result .note").first.inner_text()
     assert phone.locator("table.seat-wins tbody tr").count() == 3  # roll, hold, as played
@@ -370,7 +370,7 @@ def test_ten_thousand_three_players_on_a_phone(phone, served_n, dbs, tmp_path):
     phone.fill("#turn_total", "100")
     phone.fill("#dice", "1523")
     _submit(phone)
-    want = dbs["ten_thousand"].ten_thousand.best_n([1, 5, 2, 3], [300, 100, 0], 3, 100)
+    want = dbs["ten_thousand"].ten_thousand.best([1, 5, 2, 3], 100, scores=[300, 100, 0], player=3)
     assert phone.locator("ol.keeps li").count() == len(want.actions)
     assert phone.locator("ol.keeps .value").first.inner_text() == _f(want.actions[0].p_win)
     assert "Final round" in phone.locator(".result").inner_text()

@@ -487,7 +487,7 @@ def play_rolled_ones_n(db, bots: list[str], seat: int, ask, say, *, seed: int = 
             elif human:
                 roll = _your_roll_n(q, ask, say, b, score, m, k, o, decisions)
             elif who == "optimal":
-                roll = _draw(rng, q.best_n(score, m + 1, k, o, variant=b.variant).roll_probability)
+                roll = _draw(rng, q.n.best(score, m + 1, k, o, variant=b.variant).roll_probability)
             elif final:
                 roll = False  # seed 002's policies hold as soon as they are above the bar
             else:
@@ -549,7 +549,7 @@ class _RolledOnesPolicies:
 
 
 def _your_roll_n(q, ask, say, b, score, m, k, o, decisions) -> bool:
-    advice = q.best_n(score, m + 1, k, o, variant=b.variant)
+    advice = q.n.best(score, m + 1, k, o, variant=b.variant)
     if len(advice.actions) == 1:  # at the score cap of a final turn the model holds
         say(f"   turn total {k}: the turn {advice.actions[0].action}s (the only action the model has here)")
         return advice.actions[0].action == "roll"
@@ -710,7 +710,7 @@ class _FixedTenThousand:
 
 
 def _your_keep_n(tt, ask, say, name, text, faces, score, m, k, triple, D, decisions):
-    best = tt.best_n(faces, list(score), m + 1, k, triple, rules=name)
+    best = tt.n.best(faces, list(score), m + 1, k, triple, name)
     if best.farkle:
         return None
     shown = sorted(best.actions, key=lambda a: (-a.points, -len(a.keep), a.keep))
@@ -740,7 +740,7 @@ def _your_keep_n(tt, ask, say, name, text, faces, score, m, k, triple, D, decisi
 
 
 def _your_roll_tt_n(tt, ask, say, name, score, m, k, dice, triple, decisions) -> bool:
-    advice = tt.state_n(list(score), m + 1, k, dice, triple, rules=name)
+    advice = tt.n.state(list(score), m + 1, k, dice, triple, name)
     what = f"turn total {k}, {dice} dice" + (f", triple of {triple}s standing" if triple else "")
     if len(advice.actions) == 1:  # banking is not allowed here (a final turn at or below the bar)
         say(f"   {what}: you must {advice.actions[0].action}")

@@ -1,8 +1,8 @@
 """10,000 bots for N players (3 or 4 seats; the N-player tables of docs/n_players.md), mixed lineups included.
 
 ``optimal`` plays the stored equilibrium (``ten_thousand_turn_starts``, ``ten_thousand_final_round``,
-``ten_thousand_mixing``) with the lookups' own decisions (``db.ten_thousand.state_n`` / ``best_n``): roll or bank by
-its own stored values with the tie-break, after a roll the keep ``best_n`` ranks first, the stored roll and keep
+``ten_thousand_mixing``) with the lookups' own decisions (``db.ten_thousand.n.state`` / ``n.best``): roll or bank by
+its own stored values with the tie-break, after a roll the keep ``n.best`` ranks first, the stored roll and keep
 probabilities of a cycle tuple, and a final turn (a seat has banked at or above the goal, every other seat takes
 one) as the lookups play it.  It does not adapt to the other seats' bots: they may be ``seed004`` or ``bank-T``,
 which play as in the two-player game (:mod:`dicebase.bots.ten_thousand`: the most dice, then the most points;
@@ -528,8 +528,8 @@ class TenThousandN:
         key = (scores, m, k, dice, triple)
         q = self._roll.get(key)
         if q is None:
-            q = self._roll[key] = float(self.db.ten_thousand.state_n(
-                list(scores), m + 1, k, dice, triple, rules=self.variant_name).roll_probability)
+            q = self._roll[key] = float(self.db.ten_thousand.n.state(
+                list(scores), m + 1, k, dice, triple, self.variant_name).roll_probability)
         return q
 
     def options(self, faces: tuple, triple: int) -> tuple:
@@ -548,7 +548,7 @@ class TenThousandN:
         key = (self.options(faces, triple), len(faces), scores, m, k, triple)
         got = self._keep.get(key)
         if got is None:
-            b = self.db.ten_thousand.best_n(list(faces), list(scores), m + 1, k, triple, rules=self.variant_name)
+            b = self.db.ten_thousand.n.best(list(faces), list(scores), m + 1, k, triple, self.variant_name)
             got = self._keep[key] = () if b.farkle else tuple(
                 (a.probability, a.points, a.dice_after, a.triple_after) for a in b.actions if a.probability > 0)
         return got

@@ -3,7 +3,7 @@
 
 Both kernels walk one turn of the optimal seat from its highest total down, twice over in one pass: the mover's
 own equilibrium value (from the stored turn starts and the stored final round: it makes every decision, with the
-lookups' tie-break, in the lookups' order of operations, so the decisions are ``state_n`` / ``best_n``'s) and the
+lookups' tie-break, in the lookups' order of operations, so the decisions are ``n.state`` / ``n.best``'s) and the
 lineup's win vector under those decisions (what the seats after it, played by their own bots, make of each bank
 and farkle).  The moves are the lookups' (``db.ten_thousand.n.moves``) flattened: class ``c``'s roll groups
 ``sg[c] .. sg[c + 1] - 1`` with probability ``gp[g]``, each group's keeps ``go[g] .. go[g + 1] - 1`` in tie-break

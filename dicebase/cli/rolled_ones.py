@@ -15,8 +15,8 @@ LIMIT_MAX = 10_000_000
 
 def _variant_option(func):
     return click.option(
-        "--variant", default=None, metavar="NAME",
-        help="Rule set, as in rolled_ones_variants (default: the one built; 'standard' is seed 002's rules).",
+        "--rules", "--variant", "variant", default=None, metavar="NAME",
+        help="Rule set (--variant: the same), as in rolled_ones_variants (default: the one built; 'standard' is seed 002's rules).",
     )(func)
 
 
@@ -62,9 +62,9 @@ def _best_options(func):
         ("--score", False, int, "Two players: the mover's score before this turn, points.  [i]"),
         ("--opponent", False, int, "Two players: the opponent's score, points (player 1's final score on player 2's "
                                    "last turn).  [j]"),
-        ("--scores", False, WholeNumbers("scores", "whole numbers", "30,41,12"), "N players (2-4): every seat's "
-                                 "score in seat order, e.g. 30,41,12 (instead of "
-                                 "--score and --opponent); the N-player tables answer."),
+        ("--scores", False, WholeNumbers("scores", "whole numbers", "30,41,12"), "Every seat's score in seat order "
+                                 "(2-4 seats), e.g. 30,41,12, with --player the seat to move: two seats are the "
+                                 "game --score and --opponent give (the same answer), more the N-player tables'."),
         ("--turn-total", True, int, "Points rolled this turn and not yet banked.  [k]"),
         ("--ones", True, int, "Rolled 1s set aside this turn, below the variant's ones_limit (which ends the "
                               "turn).  [o]"),
@@ -82,7 +82,7 @@ def _best_options(func):
 def best(player, score, opponent, scores, turn_total, ones, variant, db_path, fmt, as_json):
     """Optimal play at a state: every action with its win probabilities, best first.
 
-    Two players (--score, --opponent): p_roll and p_hold are the mover's
+    Two players (--scores A,B or, the same, --score and --opponent): p_roll and p_hold are the mover's
     probabilities of winning if it rolls or holds now and both play
     optimally afterwards; p_win is the larger. On player 2's last turn
     (--opponent at or above the goal) the answer comes from the P_exceed
@@ -109,17 +109,16 @@ def best(player, score, opponent, scores, turn_total, ones, variant, db_path, fm
     from dicebase.errors import BadInput
 
     fmt = resolve_format(fmt, as_json)
-    if scores is not None:
-        if score is not None or opponent is not None:
-            raise BadInput("give either --scores (every seat's score) or --score and --opponent (two players), not both")
-        with open_db(db_path) as db:
-            answer = db.rolled_ones.best_n(scores, player, turn_total, ones, variant=variant)
+    if scores is not None and (score is not None or opponent is not None):
+        raise BadInput("give either --scores (every seat's score) or --score and --opponent (two players), not both")
+    if scores is None and (score is None or opponent is None):
+        raise BadInput("give --score and --opponent (two players) or --scores A,B,C (one score per seat, N players)")
+    state = (scores, player) if scores is not None else (player, score, opponent)  # --score/--opponent: shorthand
+    with open_db(db_path) as db:
+        answer = db.rolled_ones.best(*state, turn_total, ones, variant=variant)
+    if hasattr(answer, "p_wins"):  # three or more seats: every seat's chance
         _emit_n(answer, fmt)
         return
-    if score is None or opponent is None:
-        raise BadInput("give --score and --opponent (two players) or --scores A,B,C (one score per seat, N players)")
-    with open_db(db_path) as db:
-        answer = db.rolled_ones.best(player, score, opponent, turn_total, ones, variant=variant)
     doc = answer.as_dict()
     if fmt == "table":
         doc = {k: v for k, v in doc.items() if k not in ("p_roll", "p_hold")}

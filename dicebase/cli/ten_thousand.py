@@ -41,13 +41,15 @@ def _nplayer_options(func):
         help="N players: the seat to move, 1..N (with --scores).")(func)
     return click.option(
         "--scores", default=None, metavar="A,B,C[,D]", type=WholeNumbers("scores", "whole numbers", "300,450,0"),
-        help="N players (2-4): every seat's banked points in seat order, e.g. 300,450,0 (instead of --score and "
-        "--opponent; built with -o ten-thousand.players=...). A seat at or above the goal: the final round.")(func)
+        help="Every seat's banked points in seat order (2-4 seats), e.g. 300,450,0, with --player the seat to move: two "
+        "seats are the game --score and --opponent give (the same answer), more the N-player tables' (built with -o "
+        "ten-thousand.players=...). A seat at or above the goal: the final round.")(func)
 
 
-def _n_or_two(scores, player, score, opponent, farkles=None):
-    """True for an N-player lookup; BadInput (one line) for a mix of the two ways to give the scores (and for
-    --farkles with --scores: the N-player tables have no farkle counts, issue 34 found it ignored)."""
+def _seats(scores, player, score, opponent, farkles=None) -> dict:
+    """The scores as the Python API takes them: ``scores`` and ``player`` (any number of seats; two are the
+    two-player game) or the two-player shorthand ``score`` and ``opponent``; BadInput (one line) for a mix
+    of the two ways (and for --farkles with --scores: the N-player tables have no farkle counts, issue 34)."""
     from dicebase.errors import BadInput
 
     if scores is not None:
@@ -58,10 +60,10 @@ def _n_or_two(scores, player, score, opponent, farkles=None):
                            "consecutive-farkle penalty); the N-player game (--scores) has no farkle counts")
         if player is None:
             raise BadInput("give --player K, the seat to move, with --scores")
-        return True
+        return {"scores": scores, "player": player}
     if player is not None:
         raise BadInput("--player goes with --scores (N players); two players take --score and --opponent")
-    return False
+    return {"score": score, "opponent": opponent, **({} if farkles is None else {"farkles": farkles})}
 
 
 def _emit_n(answer, fmt: str) -> None:
@@ -71,7 +73,7 @@ def _emit_n(answer, fmt: str) -> None:
         emit(doc, fmt)
         return
     cycle = doc.pop("cycle")
-    if isinstance(doc.get("best"), dict):  # best_n: the first action, listed below
+    if isinstance(doc.get("best"), dict):  # best: the first action, listed below
         doc.pop("best")
     rows = []
     for a in doc["actions"]:
@@ -187,16 +189,12 @@ def best(dice, turn_total, triple, score, opponent, farkles, scores, player, rul
         dicebase ten-thousand best 1 5 2 3 --turn-total 300 --score -500 --opponent 2000 --farkles 2,0 --rules facebook-farkle
     """
     fmt = resolve_format(fmt, as_json)
-    if _n_or_two(scores, player, score, opponent, farkles):
-        with open_db(db_path) as db:
-            answer = db.ten_thousand.best_n(list(dice), scores, player, turn_total=turn_total, triple=triple,
-                                            rules=rules)
+    seats = _seats(scores, player, score, opponent, farkles)
+    with open_db(db_path) as db:
+        answer = db.ten_thousand.best(list(dice), turn_total=turn_total, triple=triple, rules=rules, **seats)
+    if hasattr(answer, "p_wins"):  # three or more seats: every seat's chance
         _emit_n(answer, fmt)
         return
-    with open_db(db_path) as db:
-        answer = db.ten_thousand.best(list(dice), turn_total=turn_total, triple=triple, score=score,
-                                      opponent=opponent, rules=rules,
-                                      **({} if farkles is None else {"farkles": farkles}))
     doc = answer.as_dict()
     if fmt == "table":
         doc.pop("best")
@@ -259,16 +257,16 @@ def state(score, opponent, farkles, scores, player, turn_total, dice, triple, ru
     from dicebase.errors import BadInput
 
     fmt = resolve_format(fmt, as_json)
-    if _n_or_two(scores, player, score, opponent, farkles):
-        with open_db(db_path) as db:
-            answer = db.ten_thousand.state_n(scores, player, turn_total, dice, triple=triple, rules=rules)
-        _emit_n(answer, fmt)
-        return
-    if score is None or opponent is None:
+    seats = _seats(scores, player, score, opponent, farkles)
+    if scores is None and (score is None or opponent is None):
         raise BadInput("give --score and --opponent (two players) or --scores A,B,C with --player K (N players)")
+    state = (scores, player) if scores is not None else (score, opponent)  # --score/--opponent: shorthand
     with open_db(db_path) as db:
-        st = db.ten_thousand.state(score, opponent, turn_total, dice, triple=triple, rules=rules,
-                                   **({} if farkles is None else {"farkles": farkles}))
+        st = db.ten_thousand.state(*state, turn_total, dice, triple=triple, rules=rules,
+                                   **{k: v for k, v in seats.items() if k == "farkles"})
+    if hasattr(st, "p_wins"):  # three or more seats: every seat's chance
+        _emit_n(st, fmt)
+        return
     from dataclasses import asdict
 
     emit(asdict(st), fmt)

@@ -12,9 +12,10 @@ TIES = click.Choice(["shared", "strict"])
 
 def _variant_option(func):
     return click.option(
-        "--variant", default="classic", show_default=True, metavar="NAME",
-        help="Rule variant: classic (keep >= 1 die after every roll) or reroll (a roll may also keep no die and "
-             "re-roll them all, as often as you like but never twice in a row: the roll after a re-roll keeps >= 2).",
+        "--rules", "--variant", "variant", default="classic", show_default=True, metavar="NAME",
+        help="Rule set (--variant: the same): classic (keep >= 1 die after every roll) or reroll (a roll may also "
+             "keep no die and re-roll them all, as often as you like but never twice in a row: the roll after a re-roll "
+             "keeps >= 2).",
     )(func)
 
 
@@ -28,7 +29,7 @@ def group():
 
     \b
         dicebase threes best 4 3 1 1 2 --to-beat 7 --players-after 4
-        dicebase threes expected --variant reroll
+        dicebase threes expected --rules reroll
     """
 
 
@@ -69,7 +70,7 @@ def best(dice, variant, score, to_beat, players_after, must_keep_two, ties, db_p
 
     \b
         dicebase threes best 4 3 1 1 2 --score 0 --to-beat 7 --players-after 4
-        dicebase threes best 6 5 4 --variant reroll --score 2 --json
+        dicebase threes best 6 5 4 --rules reroll --score 2 --json
     """
     with open_db(db_path) as db:
         answer = db.threes.best(
@@ -124,7 +125,7 @@ def expected(variant, dice, db_path, fmt, as_json):
     Example:
 
     \b
-        dicebase threes expected --variant reroll --json
+        dicebase threes expected --rules reroll --json
         dicebase threes expected --dice 5000
     """
     with open_db(db_path) as db:
@@ -156,7 +157,7 @@ def chances(variant, dice, ties, must_keep_two, db_path, fmt, as_json):
 
     \b
         dicebase threes chances --ties strict
-        dicebase threes chances --variant reroll --dice 3 --json
+        dicebase threes chances --rules reroll --dice 3 --json
         dicebase threes chances --dice 50
     """
     with open_db(db_path) as db:

@@ -62,6 +62,39 @@ def comma_numbers(text: str) -> list[int] | None:
     return [int(part) for part in parts]
 
 
+def is_scores(value) -> bool:
+    """Whether a verb's first value is a score tuple, one per seat (a list or tuple, or a text with a comma as
+    ``--scores 30,41,12`` takes it), rather than two players' single score."""
+    return isinstance(value, (list, tuple)) or (isinstance(value, str) and "," in value)
+
+
+def parse_scores(scores, counts: tuple[int, ...], example: str, what: str = "whole numbers") -> tuple[int, ...]:
+    """A score tuple, one per seat in seat order: ``"30,41,12"`` (ASCII digits, an optional minus) or a list
+    of whole numbers -> a tuple of one of the game's player ``counts``; BadInput (one line) otherwise.  Each
+    game checks the scores' range."""
+    if isinstance(scores, str):
+        values = comma_numbers(scores)
+        if values is None:
+            raise BadInput(f"scores must be {what} separated by commas, one per seat (e.g. {example}), "
+                           f"got {clip(scores)}")
+    elif isinstance(scores, (list, tuple)):
+        values = [whole_number(s, "each score") for s in scores]
+    else:
+        raise BadInput(f"scores must be a list of {what}, one per seat (e.g. {example}), got {clip(scores)}")
+    if len(values) not in counts:
+        raise BadInput(f"scores must name {counts[0]} to {counts[-1]} seats (one score per seat, in seat "
+                       f"order), got {len(values)}")
+    return tuple(values)
+
+
+def player_count(players, counts: tuple[int, ...]) -> int:
+    """A number of players, one of the game's ``counts``; BadInput (one line) otherwise."""
+    n = whole_number(players, "players")
+    if n not in counts:
+        raise BadInput(f"players must be {counts[0]}..{counts[-1]}, got {n}")
+    return n
+
+
 def first(rows: list[tuple]) -> tuple | None:
     """The first row of a ``Database.read`` result, or None when it is empty."""
     return rows[0] if rows else None

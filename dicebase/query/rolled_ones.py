@@ -20,7 +20,8 @@ from functools import cached_property, partial
 
 from dicebase.layout import rolled_ones as layout
 from dicebase.query.base import (
-    BadInput, NotInDatabase, clip, first, how_to_add, named, ready_to_hold, rebuild_command, whole_number,
+    BadInput, NotInDatabase, clip, first, how_to_add, is_scores, named, ready_to_hold, rebuild_command,
+    whole_number,
 )
 from dicebase.query.blocks import Blocks, Found, held_bytes
 from dicebase.rules.rolled_ones import DEFAULT_OPTIONS, POLICY_NAMES, Rules, reachable_turns
@@ -269,12 +270,6 @@ class Queries:
 
         return NPlayers(self)
 
-    def best_n(self, scores, player, turn_total=0, ones=0, variant: str | None = None):
-        """N players: every legal action at (seat ``player`` to move, ``scores`` in seat order, turn total,
-        ones set aside) with the mover's and every seat's win probability (``p_wins``); a cycle tuple
-        says so.  Computed from the stored turn starts (docs/n_players.md)."""
-        return self.n.best(scores, player, turn_total, ones, variant=variant)
-
     def seats(self, players=None, variant: str | None = None):
         """N players: each seat's win probability from the start with optimal play (every N built, or one)."""
         return self.n.seats(players, variant=variant)
@@ -321,10 +316,36 @@ class Queries:
         return State(p, i, j, k, o)
 
     # -- optimal play -----------------------------------------------------
-    def best(self, player, score, opponent, turn_total, ones, variant: str | None = None) -> StateValue:
-        """Optimal play at state (p, i, j, k, o): P_roll, P_hold, the best action and P."""
+    def best(self, *state, variant: str | None = None):
+        """Optimal play at a state, for any number of players.
+
+        ``best(scores, player, turn_total=0, ones=0)``: ``scores`` one per seat in seat order (a list, or a text
+        ``"30,41,12"``), ``player`` the seat to move.  Two seats are answered from the two-player tables (a
+        :class:`StateValue`, as ``best(player, score, opponent, turn_total, ones)``, the two-player shorthand,
+        seed 002's state (p, i, j, k, o)); three or more from the stored N-player turn starts (a
+        :class:`~dicebase.query.rolled_ones_n.NStateValue`: every seat's win probability, a cycle tuple said
+        so; docs/n_players.md)."""
+        if state and is_scores(state[0]):
+            from dicebase.query.rolled_ones_n import parse_scores
+
+            scores, (player, turn_total, ones) = parse_scores(state[0]), (*state[1:], 0, 0)[:3]
+            if len(state) > 4:
+                raise BadInput(f"best takes scores, player, turn_total and ones, got {len(state)} values")
+            if len(scores) > 2:
+                return self.n.best(scores, player, turn_total, ones, variant=variant)
+            v = self.variant(variant)
+            for n, s in enumerate(scores):
+                if s < 0:
+                    raise BadInput(f"seat {n + 1}'s score must be 0..{v.goal - 1}, got {s}")
+            p = _whole(player, "player")
+            if p not in (1, 2):
+                raise BadInput(f"player must be 1..2 (the seat to move; --scores names 2 seats), got {p}")
+            return self._best(v, self.state(v, p, scores[p - 1], scores[2 - p], turn_total, ones))[0]
+        if len(state) != 5:
+            raise BadInput("best takes (scores, player, turn_total, ones) or two players' (player, score, opponent, "
+                           f"turn_total, ones), got {len(state)} values")
         v = self.variant(variant)
-        return self._best(v, self.state(v, player, score, opponent, turn_total, ones))[0]
+        return self._best(v, self.state(v, *state))[0]
 
     def _best(self, v: Variant, s: State, extra: str = "") -> tuple[StateValue, tuple]:
         """best() at a checked state; ``extra``: more rolled_ones_states columns, read in the

@@ -1,6 +1,7 @@
 """Great Rolled Ones for N players: lookups in the N-player tables (issue 21; docs/n_players.md).
 
-``db.rolled_ones.best_n(scores, player, turn_total, ones)``, ``seats(players)`` and
+``db.rolled_ones.best(scores, player, turn_total, ones)`` with three or more seats (``db.rolled_ones.n.best``
+for any number, two included), ``seats(players)`` and
 ``compensation(players)`` answer from the tables the build writes for each (variant, players)
 (:mod:`dicebase.layout.rolled_ones`): every turn start's win vector (``rolled_ones_turn_starts``),
 the compact final round (``rolled_ones_final_turns``) and the cycle tuples with their mixing
@@ -25,7 +26,8 @@ from functools import cached_property, lru_cache, partial
 
 from dicebase.errors import too_many_players
 from dicebase.layout import rolled_ones as layout
-from dicebase.query.base import BadInput, NotInDatabase, clip, comma_numbers, whole_number
+from dicebase.query import base
+from dicebase.query.base import BadInput, NotInDatabase, player_count, whole_number
 from dicebase.query.blocks import Found
 from dicebase.query.metadata import has_relation
 from dicebase.rules.rolled_ones import (
@@ -186,19 +188,7 @@ def first_passage(rules: Rules, d_max: int) -> tuple:
 
 def parse_scores(scores) -> tuple[int, ...]:
     """``"30,41,12"`` or a list of whole numbers -> a tuple; BadInput (one line) otherwise."""
-    if isinstance(scores, str):
-        values = comma_numbers(scores)
-        if values is None:
-            raise BadInput(f"scores must be whole numbers separated by commas, one per seat (e.g. 30,41,12), "
-                           f"got {clip(scores)}")
-    elif isinstance(scores, (list, tuple)):
-        values = [whole_number(s, "each score") for s in scores]
-    else:
-        raise BadInput(f"scores must be a list of whole numbers, one per seat (e.g. 30,41,12), got {clip(scores)}")
-    if not 2 <= len(values) <= MAX_PLAYERS:
-        raise BadInput(f"scores must name {PLAYER_COUNTS[0]} to {MAX_PLAYERS} seats (one score per seat, in seat "
-                       f"order), got {len(values)}")
-    return tuple(values)
+    return base.parse_scores(scores, PLAYER_COUNTS, "30,41,12")
 
 
 class NPlayers:
@@ -551,9 +541,7 @@ class NPlayers:
         """Each seat's win probability from the start, every seat optimal (rolled_ones_seat_wins)."""
         v = self.q.variant(variant)
         if players is not None:
-            n = whole_number(players, "players")
-            if n not in PLAYER_COUNTS:
-                raise BadInput(f"players must be {PLAYER_COUNTS[0]}..{PLAYER_COUNTS[-1]}, got {n}")
+            n = player_count(players, PLAYER_COUNTS)
             self.block(n, v.name)
         elif not any(name == v.name for name, _ in self.built):
             remedy = self.q.how_to_add(rule_set=v.name, it="them", lead="rebuild with",
@@ -566,9 +554,7 @@ class NPlayers:
 
     def compensation(self, players, variant: str | None = None) -> Compensation:
         """The fair compensation for ``players`` seats (rolled_ones_fair_compensation)."""
-        n = whole_number(players, "players")
-        if n not in PLAYER_COUNTS:
-            raise BadInput(f"players must be {PLAYER_COUNTS[0]}..{PLAYER_COUNTS[-1]}, got {n}")
+        n = player_count(players, PLAYER_COUNTS)
         b = self.block(n, variant)
         cols = ", ".join((*layout.SCORES[:n], *layout.WINS[:n]))
         fair = self.db.fetchone(f"SELECT {cols}, deviation FROM rolled_ones_fair_compensation WHERE variant = ? AND "
@@ -590,9 +576,7 @@ class NPlayers:
             raise BadInput(f"mode must be one of {', '.join(POLICY_MODES)}, got {mode!r}")
         n = None
         if players is not None:
-            n = whole_number(players, "players")
-            if n not in PLAYER_COUNTS:
-                raise BadInput(f"players must be {PLAYER_COUNTS[0]}..{PLAYER_COUNTS[-1]}, got {n}")
+            n = player_count(players, PLAYER_COUNTS)
             self.block(n, v.name)
         rows = []
         if has_relation(self.db, "rolled_ones_policy_costs") and "mode" in self.db.columns(

@@ -118,12 +118,20 @@ class Endpoint:
             out[name] = Parameter(name, param)
         return out
 
+    @cached_property
+    def aliases(self) -> dict[str, str]:
+        """Other names of a parameter, from the option's other long flags (``variant`` of ``rules``)."""
+        return {o.lstrip("-").replace("-", "_"): name for name, p in self.parameters.items()
+                if isinstance(p.param, click.Option) for o in p.param.opts if o.startswith("--") and o != p.flag}
+
     def argv(self, items: list[tuple[str, str]]) -> list[str]:
-        """The command line for query parameters ``items``; BadInput for unknown or repeated ones."""
+        """The command line for query parameters ``items`` (an alias read as its parameter); BadInput for unknown
+        or repeated ones."""
         seen: set[str] = set()
         options: list[str] = []
         positional: dict[str, list[str]] = {}  # by argument, put in the command's order below
         for key, value in items:
+            key = self.aliases.get(key, key)
             parameter = self.parameters.get(key)
             if parameter is None:
                 known = ", ".join(self.parameters) or "none"
@@ -208,10 +216,9 @@ def _examples(help_text: str) -> list[list[str]]:
 
 
 def _long_flag(param: click.Option) -> str:
-    """The option's main long flag: the one spelling its name (``--rules`` of ``--rules/--variant``),
-    else the longest."""
-    own = "--" + param.name.replace("_", "-")
-    return own if own in param.opts else max(param.opts, key=len)
+    """The option's main long flag: the first one declared (``--rules`` of ``--rules/--variant``, the rule set's
+    one name in every game, issue 30), else the longest."""
+    return next((o for o in param.opts if o.startswith("--")), max(param.opts, key=len))
 
 
 def _short(text: str, limit: int = 40) -> str:

@@ -8,54 +8,20 @@ SQLite runs it, DuckDB the same values in Python over reads by position, :mod:`.
 
 from __future__ import annotations
 
-import json
-
 from dicebase.layout.ten_thousand import DUEL, DUEL_LOOKAHEAD_SQL, LAST_TURN_SQL, ROLL_PARTS_SQL, SOLITAIRE_LOOKAHEAD_SQL
-from dicebase.query.base import (
-    BadInput, NotInDatabase, built_options, clip, comma_numbers, first, how_to_add, named, ready_to_hold, rebuild_command,
-    text_choice, whole_number,
-)
+from dicebase.query.base import BadInput, NotInDatabase, clip, first, is_scores, parse_scores, ready_to_hold, whole_number
 from dicebase.query.ten_thousand.lookahead import Lookahead
+from dicebase.query.ten_thousand.penalty import Penalty
+from dicebase.query.ten_thousand.rulesets import RuleSets, _int, _points, _rule_name
 from dicebase.query.ten_thousand.results import (
-    AVERAGE, EXPECTED, WIN, Best, DuelCompensation, Gap, KeepAction, OddsRow, PenaltyBest, PenaltyState, State,
-    Threshold, positional,
+    AVERAGE, EXPECTED, WIN, Best, DuelCompensation, Gap, KeepAction, OddsRow, State, Threshold, positional,
 )
 from dicebase.query.blocks import held_bytes
 from dicebase.query.ten_thousand.stored import Stored
-from dicebase.rules.ten_thousand import DEFAULT_OPTIONS, MAX_POINTS, PRESETS
+from dicebase.rules.ten_thousand import PLAYER_COUNTS
 
 
-def _int(value, what: str, allowed: str) -> int:
-    return whole_number(value, what, allowed)
-
-
-def _points(value, what: str, unit: int, hi: int = MAX_POINTS, why: str = "") -> int:
-    """A multiple of the rule set's ``unit`` from 0 to ``hi``; ``why`` explains the upper end."""
-    allowed = f"a multiple of {unit} from 0 to {hi}{why}"
-    v = _int(value, what, allowed)
-    if v < 0 or v > hi or v % unit:
-        raise BadInput(f"{what} must be {allowed}, got {v}")
-    return v
-
-
-def _class_name(n: int, t: int) -> str:
-    dice = "1 die" if n == 1 else f"{n} dice"
-    return f"{dice} with a standing triple of {t}s" if t else dice
-
-
-def _rule_name(rules: str | None, variant: str | None) -> str:
-    """The rule set a lookup asks for: ``variant=`` is another name for ``rules=`` (every lookup
-    takes a variant name, issue 8); neither means the default preset ``ten-thousand``."""
-    if variant is not None:
-        text_choice(variant, "variant")
-    if rules is not None:
-        text_choice(rules, "rules")
-    if variant is not None and rules is not None and variant != rules:
-        raise BadInput(f"give the rule set once: rules={clip(rules)} and variant={clip(variant)} differ")
-    return variant if variant is not None else ("ten-thousand" if rules is None else rules)
-
-
-class Queries(Lookahead):
+class Queries(RuleSets, Penalty, Lookahead):
     """10,000 lookups on an open :class:`dicebase.query.Database` (``db.ten_thousand``)."""
 
     def __init__(self, db):
@@ -93,204 +59,6 @@ class Queries(Lookahead):
         block read whole from its second solitaire lookup)."""
         return bool(self._stored._solitaire_blocks.get(_rule_name(rules, variant)))
 
-    # -- rule sets -------------------------------------------------------
-    def rule_sets(self) -> dict[str, dict]:
-        """Built rule sets: name -> every rule parameter."""
-        if self._rules is None:
-            self.db.require_game("ten_thousand")
-            rows = self.db.fetchall(
-                "SELECT variant, rules_json FROM build_variants WHERE game = 'ten_thousand' ORDER BY variant"
-            )
-            self._rules = {name: json.loads(r) for name, r in rows}
-        return self._rules
-
-    def _rule(self, rules: str) -> dict:
-        return named(rules, self.rule_sets(), "rule set", allowed="text",
-                     unknown=f"built: {', '.join(self.rule_sets())}", not_built=self._rule_set_not_built)
-
-    def _rule_set_not_built(self, rules: str) -> NotInDatabase | None:
-        """A preset this database lacks: the command that adds it (None: not a preset)."""
-        if rules not in PRESETS:
-            return None
-        wanted = [*built_options(self.db, "ten_thousand").get("rules", []), rules]
-        return NotInDatabase(f"rule set {rules!r} is not built; "
-                             f"{self.how_to_add(rules=list(dict.fromkeys(wanted)))}")
-
-    def rebuild_command(self, *, rule_set: str | None = None, **changes) -> str:
-        """The command that rebuilds 10,000 into this file (the user's ``--db``) with ``changes``
-        and every other option as built (``rule_set``: the rule set in question; a house rule set is
-        named by its rules file, :func:`dicebase.query.base.rebuild_command`)."""
-        return rebuild_command(self.db, "ten_thousand", DEFAULT_OPTIONS, rule_set=rule_set, **changes)
-
-    def how_to_add(self, *, rule_set: str | None = None, it: str = "it", lead: str = "", **changes) -> str:
-        """"add it with: COMMAND" for what a build with ``changes`` adds, or why no build can add it, or
-        its size and the command that builds it anyway (:func:`dicebase.query.base.how_to_add`)."""
-        return how_to_add(self.db, "ten_thousand", DEFAULT_OPTIONS, rule_set=rule_set, it=it, lead=lead, **changes)
-
-    def classes(self, rules: str | None = None, *,
-                variant: str | None = None) -> dict[tuple[int, int], tuple[float, int | None]]:
-        """(dice, triple) -> (farkle chance, smallest turn total reaching it) for a built rule set
-        (``rules=`` or ``variant=``: a preset or a variant built from a rules file)."""
-        rules = _rule_name(rules, variant)
-        if rules not in self._classes:
-            try:
-                rows = self.db.fetchall(
-                    "SELECT dice, triple, p_farkle, min_turn_total FROM ten_thousand_classes WHERE rules = ?", (rules,)
-                )
-            except Exception:  # a database built before the table existed (DuckDB and SQLite differ)
-                raise NotInDatabase(
-                    f"this database has no ten_thousand_classes table; rebuild it: {self.rebuild_command()}"
-                ) from None
-            self._classes[rules] = {(int(n), int(t)): (float(p), None if m is None else int(m)) for n, t, p, m in rows}
-        return self._classes[rules]
-
-    def _triple(self, rule: dict, dice: int, triple) -> int:
-        t = _int(triple, "--triple", "0 = none, or a face 1-6")
-        if not 0 <= t <= 6:
-            raise BadInput(f"--triple must be a face 1-6 (or 0 for none), got {t}")
-        if t and not rule["triple_stands"]:
-            raise BadInput(f"rule set {rule['name']!r} has no standing triple; leave --triple out")
-        if t and dice > 3 and (rule["hot_dice_clears_triple"] or not rule["hot_dice"]):
-            raise BadInput(f"a standing triple leaves at most 3 dice to roll, got {dice} dice")
-        return t
-
-    def _check_turn(self, rule: dict, n: int, t: int, k: int) -> None:
-        """The turn total must be reachable with n dice left and standing triple t."""
-        if k == 0:
-            if n != rule["dice"] or t:
-                raise BadInput(
-                    f"a turn total of 0 is a turn start: all {rule['dice']} dice are rolled and no triple "
-                    f"stands, got {_class_name(n, t)}"
-                )
-            return
-        low = self.classes(rule["name"]).get((n, t), (None, None))[1]
-        if low is not None and k < low:
-            what = "6 dice again (after hot dice)" if (n, t) == (rule["dice"], 0) else _class_name(n, t)
-            raise BadInput(f"a turn reaches {what} only with a turn total of at least {low}, got {k}")
-
-    def _scores(self, rules: str, score, opponent) -> tuple[int, int, int]:
-        goal, unit = self.goal(rules), self._rule(rules)["unit"]
-        self._two_player_rules(rules)
-        i = _points(score, "--score", unit, goal - unit, f" (the player to move is below the goal {goal})")
-        if self._rule_set(rules).last_round == "first_to_goal_wins":  # no last turn: a bank at the goal wins
-            j = _points(opponent, "--opponent", unit, goal - unit,
-                        f" (in {rules} the first player to bank {goal} wins at once: no last turn)")
-        else:
-            j = _points(opponent, "--opponent", unit, MAX_POINTS, f" (at or above the goal {goal}: your last turn)")
-        return goal, i, j
-
-    def _beyond_sql(self, rules: str) -> bool:
-        """Whether a rule set's two-player values differ from the documented queries' (issue 24): they value a
-        bank at or past the goal by the opponent's must-exceed last turn needing more than the lead; under
-        first_to_goal_wins it wins at once, and a bank minimum raises what that last turn needs."""
-        rs = self._rule_set(rules)
-        return rs.last_round != "others_one_turn_must_exceed" or rs.bank_minimum > 0
-
-    def _two_player_rules(self, rules: str) -> None:
-        """BadInput (one line) for a two-player lookup of a rule set whose stored game these lookups cannot
-        read (issue 24): a consecutive-farkle penalty (both players' farkle counts and scores below 0 are
-        part of its state) and shared last-turn ties."""
-        rs = self._rule_set(rules)
-        if rs.farkle_penalty:
-            raise BadInput(f"rule set {rules!r} has a consecutive-farkle penalty: give both players' farkle counts "
-                           "in a row, --farkles A,B (the mover's, the opponent's)")
-        if rs.last_round == "others_one_turn_ties_shared" and rules not in self._ties_checked:
-            # the tie-aware last turn (ten_thousand_last_turn): a build before it stored none
-            from dicebase.query.metadata import has_relation
-
-            if not (has_relation(self.db, "ten_thousand_last_turn") and self.db.fetchone(
-                    "SELECT count(*) FROM ten_thousand_last_turn WHERE rules = ? AND need = ?", (rules, rs.unit))[0]):
-                raise NotInDatabase(f"the file lacks the tie-aware last turn of {rules!r} (ten_thousand_last_turn, a "
-                                    f"build before it); rebuild: {self.rebuild_command()}")
-            self._ties_checked.add(rules)
-
-    def _solver(self, rules: str) -> dict:
-        """The stored solver record of a rule set (build_variants.solver_json: bounds, tolerances, the
-        average-reward solve of a penalty)."""
-        if rules not in self._solvers:
-            row = self.db.fetchone("SELECT solver_json FROM build_variants WHERE game = 'ten_thousand' AND variant = ?",
-                                   (rules,))
-            self._solvers[rules] = json.loads(row[0] or "{}") if row else {}
-        return self._solvers[rules]
-
-    def _turn_farkle_value(self, rules: str) -> float:
-        """What a farkle is worth in the stored one-turn values, points: 0, or under a consecutive-farkle
-        penalty the relative value of one farkle in a row (the stored turn is count 0's, docs/farkle.md)."""
-        if not self._rule_set(rules).farkle_penalty:
-            return 0.0
-        try:
-            return float(self._solver(rules)["solitaire"]["farkle_values_points"][0])
-        except (KeyError, IndexError, TypeError, ValueError):
-            raise NotInDatabase(f"the build record of {rules!r} lacks its farkle values (an older build); rebuild: "
-                                f"{self.rebuild_command()}") from None
-
-    def _bonus_tail(self, rules: str) -> tuple[int, float]:
-        """(K, c): the stored bound K of the one-turn table (points) and, under a no-score bonus, what rolling
-        on from all the dice adds past it: the solver values the all-dice class at a turn total k >= K as
-        k + c (it rolls there, docs/farkle.md), stored at K, so c = value(K, all dice) - K."""
-        if rules not in self._bonus_tails:
-            rs = self._rule_set(rules)
-            try:
-                K = int(self._solver(rules)["solitaire"]["bank_bound_points"])
-            except (KeyError, TypeError, ValueError):
-                raise NotInDatabase(f"the build record of {rules!r} lacks its bank bound; rebuild: "
-                                    f"{self.rebuild_command()}") from None
-            c = 0.0
-            if rs.no_score_bonus:
-                row = self._stored.solitaire(rules, K, K).get((K, rs.dice, 0))
-                if row is None:
-                    raise NotInDatabase(f"ten_thousand_solitaire lacks its bound row ({K}, {rs.dice}, 0) of {rules!r}; "
-                                        f"rebuild: {self.rebuild_command()}")
-                c = float(row[0]) - K
-            self._bonus_tails[rules] = (K, c)
-        return self._bonus_tails[rules]
-
-    def _turn_rows(self, rules: str, k: int, rows: list, farkle_value: float) -> list:
-        """The solitaire lookahead's rows (keep, points, used, dice after, triple after, hot dice, dominated,
-        value, then) with issue 24's options applied where the stored table has no row: a keep of every die
-        without hot dice below the bank minimum loses the turn (the farkle value), and under a no-score bonus
-        a keep that gives all the dice back past the stored bound rolls on (k + c, :meth:`_bonus_tail`)."""
-        rs = self._rule_set(rules)
-        if not (rs.bank_minimum or rs.no_score_bonus):
-            return rows
-        K, c = self._bonus_tail(rules) if rs.no_score_bonus else (None, 0.0)
-        out = []
-        for keep, p, used, da, ta, hd, dom, v, then in rows:
-            if da == 0 and k + p < rs.bank_minimum:
-                v, then = farkle_value, "lost"
-            elif K is not None and k + p > K and (da, ta) == (rs.dice, 0):
-                v, then = k + p + c, "roll"
-            out.append((keep, p, used, da, ta, hd, dom, v, then))
-        return out
-
-    def _ties(self, rules: str, deficit: int) -> bool:
-        """Whether a last turn begun ``deficit`` points behind the leader can end in a shared tie (issue 24:
-        last_round = others_one_turn_ties_shared and a deficit of at least the bank minimum, so that the tie can
-        be banked); its values are then ten_thousand_last_turn's."""
-        rs = self._rule_set(rules)
-        return rs.last_round == "others_one_turn_ties_shared" and deficit >= rs.bank_minimum
-
-    def _tied_last_turn(self, key: tuple, need: int, unit: int) -> State:
-        """A last-turn state whose tie can be banked (:meth:`_ties`), ``need`` > 0 still to gain to pass the
-        leader: ten_thousand_last_turn; at need = unit the turn total ties now: bank the tie (1/2) unless a roll,
-        which wins unless it farkles, wins more often."""
-        rules, _goal, _i, _j, k, n, t = key
-        p = self._stored.last_turn(rules, need, need, n, t).get((need, n, t))
-        if need == unit:
-            roll = 1.0 - self.classes(rules)[(n, t)][0]
-            return State(*key, True, max(roll, 0.5), "roll" if roll > 0.5 else "bank", roll, 0.5,
-                         "last turn, tied: banking shares the win (1/2); rolling wins unless it farkles "
-                         "(ten_thousand_classes.p_farkle)")
-        return State(*key, True, 0.0 if p is None else float(p), "roll", 0.0 if p is None else float(p),
-                     0.0 if k > 0 and k >= self._rule_set(rules).bank_minimum else None,
-                     f"last turn, ties shared: ten_thousand_last_turn (need = opponent - score - turn_total + {unit} "
-                     f"= {need})" + ("" if p is not None else "; past the stored needs, taken as 0"))
-
-    def _shape(self, rules: str) -> tuple[int, int]:
-        """(scoring unit, dice at a turn start) of a built rule set (50 and 6 in every preset)."""
-        rule = self._rule(rules)
-        return rule["unit"], rule["dice"]
-
     # -- (a) -----------------------------------------------------------
     def odds(self, dice, triple=0, rules: str | None = None, *, variant: str | None = None) -> list[OddsRow]:
         """Every scoring combination of a roll of ``dice`` dice, with its chance (``rules=`` or
@@ -312,15 +80,26 @@ class Queries(Lookahead):
 
     # -- (c), (d) ----------------------------------------------------------
     def best(self, dice, turn_total=0, triple=0, score=None, opponent=None,
-             rules: str | None = None, *, variant: str | None = None, farkles=None) -> Best:
+             rules: str | None = None, *, variant: str | None = None, farkles=None, scores=None, player=None):
         """Every legal keep of the roll ``dice``, best first.
 
-        Without scores: expected banked points of the solitaire turn.  With ``score`` and
-        ``opponent``: the two-player win probability; an opponent at or above the goal means
-        this is the last turn, and every keep is valued by the chance to end above it.
+        Without scores: expected banked points of the solitaire turn.  With ``scores`` (one per seat in seat
+        order, points) and ``player`` (the seat to move), for any number of players: two seats are answered
+        from the two-player tables as ``score`` and ``opponent`` (the two-player shorthand: the mover's score
+        and the opponent's) answer them, the two-player win probability (a :class:`Best`; an opponent at or
+        above the goal means this is the last turn, and every keep is valued by the chance to end above it);
+        three or more from the stored N-player turn starts, each keep with the mover's and every seat's win
+        probability, the equilibrium's keep first (a :class:`~.nplayer.NBest`).
         ``rules=`` or ``variant=`` (the same thing) names a preset or a variant built from a
         rules file; default ``ten-thousand``."""
         rules = _rule_name(rules, variant)
+        if scores is not None:
+            if score is not None or opponent is not None:
+                raise BadInput("give either scores (every seat's score) or score and opponent (two players), not both")
+            seats, mover = self._seats(scores, player)
+            if mover is None:
+                return self.n.best(dice, seats, player, turn_total, triple, rules)
+            score, opponent = seats
         rule = self._rule(rules)
         if isinstance(dice, (str, bytes, dict)) or not hasattr(dice, "__iter__"):
             raise BadInput(f"dice must be a list of faces 1-6, e.g. [1, 5, 2], got {clip(dice)}")
@@ -395,24 +174,6 @@ class Queries(Lookahead):
         return Best(objective, rules, sorted(faces), k, t, score, opponent, goal, last, not actions,
                     float(farkle_value), actions)
 
-    def goal(self, rules: str | None = None, *, variant: str | None = None) -> int:
-        """Goal of the stored two-player game of a rule set (``rules=`` or ``variant=``)."""
-        rules = _rule_name(rules, variant)
-        if rules in self._goals:
-            return self._goals[rules]
-        row = self.db.fetchone("SELECT MAX(goal) FROM ten_thousand_policy_duel WHERE rules = ?", (rules,))
-        if not row or row[0] is None:
-            from dicebase.rules.ten_thousand import two_player_refusal
-
-            why = two_player_refusal(self._rule_set(rules))
-            if why:  # issue 24: a rule set the two-player solver cannot solve yet
-                raise NotInDatabase(f"the two-player game of {rules!r} is not built: {why}")
-            wanted = [*built_options(self.db, "ten_thousand").get("duel_rules", []), rules]
-            raise NotInDatabase(f"the two-player game of {rules!r} is not built; "
-                                f"{self.how_to_add(rule_set=rules, duel_rules=list(dict.fromkeys(wanted)))}")
-        self._goals[rules] = int(row[0])
-        return self._goals[rules]
-
     # -- the lookahead, in Python over a few key-range reads ------------------
     # Each reads one contiguous key range (a few row groups in DuckDB, an index range in
     # SQLite); the values are those of the documented queries (DUEL_LOOKAHEAD_SQL and the
@@ -436,15 +197,6 @@ class Queries(Lookahead):
                 for kp, dom in zip(keeps, dominated_flags(keeps))]
         return sorted(rows, key=lambda row: row[1])
 
-    def _rule_set(self, rules: str):
-        """The RuleSet the database was built with (from build_variants.rules_json)."""
-        if rules not in self._rule_sets:
-            from dicebase.rules.ten_thousand import RuleSet
-
-            stored = self._rule(rules)
-            self._rule_sets[rules] = RuleSet(**{k: tuple(v) if isinstance(v, list) else v for k, v in stored.items()})
-        return self._rule_sets[rules]
-
     def hold(self, rules: str | None = None, *, stop=None) -> int:
         """Keep the two-player table of ``rules`` (default: every rule set whose two-player game
         is built) in memory, so that later two-player lookups on this database, from any of its
@@ -461,15 +213,27 @@ class Queries(Lookahead):
             self._stored.hold(name, self.goal(name), stop)
         return held_bytes(self.db, DUEL.name)
 
-    def state(self, score, opponent, turn_total, dice=None, triple=0, rules: str | None = None, *,
-              variant: str | None = None, farkles=None) -> State:
-        """Win probability, optimal action and both action values of ANY two-player pre-roll state.
+    def state(self, score, opponent, turn_total=0, dice=None, triple=0, rules: str | None = None, *,
+              variant: str | None = None, farkles=None):
+        """Win probability, optimal action and both action values of ANY pre-roll state, for any number of
+        players.
 
-        Stored roll states are read from ten_thousand_duel; bank states (not stored) get the bank
-        value from :data:`BANK_VALUE_SQL` and the roll value by one-step lookahead
-        (:data:`ROLL_VALUE_SQL`); last-turn states (opponent >= goal) from ten_thousand_exceed.
+        ``state(scores, player, turn_total, dice, triple)``: ``scores`` one per seat in seat order (points; a
+        list, or a text ``"300,450,0"``), ``player`` the seat to move.  Two seats are answered from the
+        two-player tables, as the two-player shorthand ``state(score, opponent, turn_total, ...)`` (the
+        mover's score and the opponent's) answers them: a :class:`State`.  Stored roll states are read from
+        ten_thousand_duel; bank states (not stored) get the bank value from :data:`BANK_VALUE_SQL` and the
+        roll value by one-step lookahead (:data:`ROLL_VALUE_SQL`); last-turn states (opponent >= goal) from
+        ten_thousand_exceed.  Three or more seats are computed from the stored N-player turn starts: every
+        action (roll, bank) with the mover's and every seat's win probability (``p_wins``; a seat at or above
+        the goal: a final turn), a :class:`~.nplayer.NState`.
         ``rules=`` or ``variant=`` (the same thing): a preset or a variant built from a rules file."""
         rules = _rule_name(rules, variant)
+        if is_scores(score):
+            seats, mover = self._seats(score, opponent)
+            if mover is None:
+                return self.n.state(seats, opponent, turn_total, dice, triple, rules)
+            score, opponent = seats
         rule = self._rule(rules)
         unit = rule["unit"]
         k = _points(turn_total, "--turn-total", unit)
@@ -526,123 +290,6 @@ class Queries(Lookahead):
             i=i, j=j, k=k, goal=goal, rules=rules, dice=n, triple=t, unit=unit, start=rule["dice"])))
         return self._bank_state(key, bank, parts, farkle)
 
-    # -- the two-player game with a consecutive-farkle penalty (issue 24) --------------------------
-    def _penalty_args(self, rules: str, score, opponent, farkles) -> tuple:
-        """(goal, i, j, ci, cj) of a two-player lookup of a penalty rule set; BadInput (one line) otherwise."""
-        rs = self._rule_set(rules)
-        if not rs.farkle_penalty:
-            raise BadInput(f"--farkles is for rule sets with a consecutive-farkle penalty; {rules!r} has none")
-        if score is None or opponent is None:
-            raise BadInput("--farkles needs --score and --opponent (the two-player game)")
-        goal = (self._solver(rules).get("two_player") or {}).get("goal_points")
-        if goal is None:  # the two-player game of this rule set was not built: say how to add it
-            self.goal(rules)
-            raise NotInDatabase(f"the two-player game of {rules!r} is not built; rebuild: {self.rebuild_command()}")
-        goal, unit, m = int(goal), rs.unit, rs.farkle_penalty_after
-        if farkles is None:
-            raise BadInput(f"rule set {rules!r} has a consecutive-farkle penalty: give both players' farkle counts "
-                           "in a row, --farkles A,B (the mover's, the opponent's)")
-        if isinstance(farkles, str):  # "A,B" as the command line gives it
-            counts = comma_numbers(farkles)
-            if counts is None:
-                raise BadInput(f"--farkles must be two counts A,B from 0 to {m - 1}, got {clip(farkles)}")
-            farkles = counts
-        if isinstance(farkles, (bytes, dict)) or not hasattr(farkles, "__iter__"):
-            raise BadInput(f"--farkles must be two counts A,B, got {clip(farkles)}")
-        counts = [_int(c, "--farkles", f"a whole number 0-{m - 1}") for c in farkles]
-        if len(counts) != 2 or any(not 0 <= c < m for c in counts):
-            raise BadInput(f"--farkles must be two counts A,B from 0 to {m - 1} (farkles in a row: the mover's, "
-                           f"the opponent's; the {m}{ {1: 'st', 2: 'nd', 3: 'rd'}.get(m, 'th')} costs the penalty), "
-                           f"got {','.join(map(str, counts))}")
-        lo = rs.lowest_score
-        scores = []
-        for value, what in ((score, "--score"), (opponent, "--opponent")):
-            v = _int(value, what, f"a multiple of {unit} from {lo} to {goal - unit}")
-            if v < lo or v >= goal or v % unit:
-                ends = (f"in {rules} the first player to bank {goal} wins" if rs.last_round == "first_to_goal_wins"
-                        else f"{rules} is played to {goal}")
-                raise BadInput(f"{what} must be a multiple of {unit} from {lo} (the rule set's lowest_score) to "
-                               f"{goal - unit} ({ends}), got {v}")
-            scores.append(v)
-        return goal, scores[0], scores[1], counts[0], counts[1]
-
-    def _penalty_turn(self, rules: str, goal: int, i: int, j: int, ci: int, cj: int):
-        """The turn of (i, ci) against (j, cj) (:class:`~.lookahead.PenaltyTurn`) over the opponent's stored turn
-        starts: the rows of ten_thousand_penalty_start with score = j, count = cj."""
-        from dicebase.query.metadata import has_relation
-        from dicebase.query.ten_thousand.lookahead import PenaltyTurn
-
-        key = (rules, goal, j, cj)
-        starts = self._penalty_starts.get(key)
-        if starts is None:
-            if not has_relation(self.db, "ten_thousand_penalty_start"):
-                raise NotInDatabase(f"the file lacks the two-player turn starts with farkle counts of {rules!r} "
-                                    f"(ten_thousand_penalty_start, a build before it); rebuild: {self.rebuild_command()}")
-            rows = self.db.fetchall(
-                "SELECT opponent, opponent_count, p_win FROM ten_thousand_penalty_start WHERE rules = ? AND goal = ? "
-                "AND score = ? AND count = ?", (rules, goal, j, cj))
-            starts = {(int(o), int(c)): float(p) for o, c, p in rows}
-            if not starts:
-                raise NotInDatabase(f"ten_thousand_penalty_start holds no turn starts of {rules!r} to {goal}; rebuild: "
-                                    f"{self.rebuild_command()}")
-            if len(self._penalty_starts) > 64:  # a connection remembers a few opponents' turn starts
-                self._penalty_starts.clear()
-            self._penalty_starts[key] = starts
-        return PenaltyTurn(self, rules, goal, i, j, ci, cj, starts, self._penalty_last_turn(rules))
-
-    def _penalty_last_turn(self, rules: str) -> tuple | None:
-        """(v, pf_min) of a penalty rule set with a last round, None under first_to_goal_wins: v[d] what the last
-        turn is worth to the opponent d units behind after a bank at or past the goal (twoplayer.last_turn_values:
-        ten_thousand_exceed at need max(lead + unit, bank minimum), or ten_thousand_last_turn where ties are shared
-        and the lead is at least the bank minimum), every lead the build stored; pf_min the least farkle chance of a
-        class (ten_thousand_classes), for the solver's turn-total bound.  Remembered per connection."""
-        rs = self._rule_set(rules)
-        if rs.last_round == "first_to_goal_wins":
-            return None
-        if rules not in self._penalty_last:
-            from dicebase.query.ten_thousand.stored import MAX_NEED
-
-            unit, start = self._shape(rules)
-            column = self._stored.exceed_start(rules, unit, MAX_NEED)
-            v = []
-            while (got := column.get((self._last_need(rules, len(v) * unit), start, 0))) is not None:
-                v.append(float(got))
-            if not v:
-                raise NotInDatabase(f"the file lacks the last turn of {rules!r} (ten_thousand_exceed, written for a "
-                                    f"penalty rule set with a last round since issue 24); rebuild: "
-                                    f"{self.rebuild_command()}")
-            self._penalty_last[rules] = (v, min(p for p, _low in self.classes(rules).values()))
-        return self._penalty_last[rules]
-
-    def _penalty_state(self, rules: str, score, opponent, farkles, k: int, n: int, t: int) -> PenaltyState:
-        goal, i, j, ci, cj = self._penalty_args(rules, score, opponent, farkles)
-        turn = self._penalty_turn(rules, goal, i, j, ci, cj)
-        bank = turn.bank(k)
-        roll = turn.roll(k, n, t)
-        p, action = (bank, "bank") if bank is not None and bank >= roll else (roll, "roll")
-        fs, fc = turn.farkle_to
-        return PenaltyState(rules, goal, i, j, k, n, t, False, p, action, roll, bank,
-                            f"farkle penalty: this turn by one turn's recursion from the opponent's turn starts "
-                            f"(ten_thousand_penalty_start, score = {j}, count = {cj}); a bank of T is worth 1 - "
-                            f"W({j}, {i} + T, {cj}, 0), "
-                            + ("1 at the goal" if turn.last is None else
-                               "at the goal 1 - the opponent's last turn (ten_thousand_exceed)")
-                            + f"; a farkle 1 - W({j}, {fs}, {cj}, {fc})",
-                            [ci, cj])
-
-    def _penalty_best(self, rules: str, rule: dict, faces: list, roll: str, n: int, t: int, k: int,
-                      score, opponent, farkles) -> PenaltyBest:
-        goal, i, j, ci, cj = self._penalty_args(rules, score, opponent, farkles)
-        turn = self._penalty_turn(rules, goal, i, j, ci, cj)
-        actions = []
-        for _roll, keep, p, _used, da, ta, hd, dom in self._keeps(rules, n, t, roll):
-            v, then = turn.outcome(k, int(p), int(da), int(ta))
-            actions.append(KeepAction([int(c) for c in keep], int(p), int(da), int(ta), bool(hd), bool(dom),
-                                      float(v), then))
-        actions.sort(key=lambda a: (-a.value, -a.points, -len(a.keep), a.keep))
-        return PenaltyBest(WIN, rules, sorted(faces), k, t, i, j, goal, False, not actions, float(turn.farkle),
-                           actions, [ci, cj])
-
     def thresholds(self, rules: str | None = None, *, variant: str | None = None) -> list[Threshold]:
         """Per (dice, triple): smallest reachable turn total, optimal bank threshold, seed 004's
         (``rules=`` or ``variant=``: a preset or a variant built from a rules file)."""
@@ -672,18 +319,16 @@ class Queries(Lookahead):
             self._n = NPlayers(self)
         return self._n
 
-    def state_n(self, scores, player, turn_total=0, dice=None, triple=0, rules: str | None = None, *,
-                variant: str | None = None):
-        """N players: every action (roll, bank) at a pre-roll state with the mover's and every seat's win
-        probability (``p_wins``): ``scores`` one per seat in seat order (points; one at or above the goal: a
-        final turn), ``player`` the seat to move.  Returns a :class:`~.nplayer.NState`."""
-        return self.n.state(scores, player, turn_total, dice, triple, _rule_name(rules, variant))
-
-    def best_n(self, dice, scores, player, turn_total=0, triple=0, rules: str | None = None, *,
-               variant: str | None = None):
-        """N players: every legal keep of the roll ``dice`` (faces) with the mover's and every seat's win
-        probability, the equilibrium's keep first.  Returns a :class:`~.nplayer.NBest`."""
-        return self.n.best(dice, scores, player, turn_total, triple, _rule_name(rules, variant))
+    def _seats(self, scores, player) -> tuple[tuple[int, ...], int | None]:
+        """A score tuple (one per seat) and the seat to move, as given: for two seats the mover's score and the
+        opponent's (the two-player tables answer), for more the checked tuple and seat (None)."""
+        scores = parse_scores(scores, PLAYER_COUNTS, "300,450,0", "whole numbers of points")
+        if len(scores) > 2:
+            return scores, None
+        p = _int(player, "player", "the seat to move, 1..2")
+        if p not in (1, 2):
+            raise BadInput(f"player must be 1..2 (the seat to move; --scores names 2 seats), got {p}")
+        return (scores[p - 1], scores[2 - p]), p
 
     def seats(self, players=None, rules: str | None = None, *, variant: str | None = None):
         """N players: each seat's win probability from the start (``ten_thousand_seat_wins``)."""

@@ -181,3 +181,132 @@ class PenaltyState(State):
     """:class:`State` of a two-player game with a consecutive-farkle penalty (issue 24): also both farkle counts."""
 
     farkles: list[int] = field(default_factory=list)  # [the mover's, the opponent's] consecutive farkles
+
+
+# --------------------------------------------------------------------------- N players (issue 21)
+@dataclass(frozen=True)
+class NAction:
+    """One action at an N-player pre-roll state: ``roll`` or ``bank``."""
+
+    action: str
+    p_win: float  # the mover's win probability with this action, every seat optimal after
+    p_wins: tuple[float, ...]  # every seat's win probability with this action
+
+    def as_dict(self) -> dict:
+        return {"action": self.action, "p_win": self.p_win, "p_wins": list(self.p_wins)}
+
+
+@dataclass(frozen=True)
+class NState:
+    """Optimal (equilibrium) play at an N-player pre-roll state: every legal action with its win vector."""
+
+    rules: str
+    goal: int
+    players: int
+    scores: tuple[int, ...]
+    player: int  # the seat to move, 1..players
+    turn_total: int
+    dice: int
+    triple: int
+    final_turn: bool  # a seat has banked at or above the goal: the mover must end above the bar
+    bar: int | None  # the highest score on a final turn (None before the final round)
+    best: str  # "roll", "bank" or "mixed" (the seat randomises here: see roll_probability)
+    roll_probability: float  # 1 (rolls), 0 (banks) or the stored mixing probability
+    p_win: float
+    p_wins: tuple[float, ...]
+    actions: tuple[NAction, ...]
+    cycle: dict | None = None  # the tuple's stored equilibrium was selected (docs/n_players.md)
+    source: str = ""
+
+    def as_dict(self) -> dict:
+        return {
+            "rules": self.rules, "goal": self.goal, "players": self.players, "scores": list(self.scores),
+            "player": self.player, "turn_total": self.turn_total, "dice": self.dice, "triple": self.triple,
+            "final_turn": self.final_turn, "bar": self.bar, "best": self.best,
+            "roll_probability": self.roll_probability, "p_win": self.p_win, "p_wins": list(self.p_wins),
+            "actions": [a.as_dict() for a in self.actions], "cycle_tuple": self.cycle is not None,
+            "cycle": self.cycle, "source": self.source,
+        }
+
+
+@dataclass(frozen=True)
+class NKeep:
+    """One legal keep of a roll at an N-player state, valued with optimal play after it."""
+
+    keep: list[int]
+    points: int
+    dice_after: int
+    triple_after: int
+    p_win: float  # the mover's win probability after this keep
+    p_wins: tuple[float, ...]
+    then: str  # what the mover does at the state the keep leads to: 'roll', 'bank' or 'mixed'
+    probability: float  # the equilibrium's probability of taking this keep (1 or 0; in a mixed keep between)
+
+    def as_dict(self) -> dict:
+        return {"keep": self.keep, "points": self.points, "dice_after": self.dice_after,
+                "triple_after": self.triple_after, "p_win": self.p_win, "p_wins": list(self.p_wins),
+                "then": self.then, "probability": self.probability}
+
+
+@dataclass(frozen=True)
+class NBest:
+    """Every legal keep of a roll at an N-player state, the equilibrium's keep first."""
+
+    rules: str
+    goal: int
+    players: int
+    scores: tuple[int, ...]
+    player: int
+    roll: list[int]
+    turn_total: int
+    triple: int
+    final_turn: bool
+    bar: int | None
+    farkle: bool  # nothing scores: the turn total is lost, the next seat moves
+    p_win: float  # the mover's win probability after the equilibrium's keep (or the farkle)
+    p_wins: tuple[float, ...]
+    actions: tuple[NKeep, ...]
+    cycle: dict | None = None
+    source: str = ""
+
+    def as_dict(self) -> dict:
+        return {
+            "rules": self.rules, "goal": self.goal, "players": self.players, "scores": list(self.scores),
+            "player": self.player, "roll": self.roll, "turn_total": self.turn_total, "triple": self.triple,
+            "final_turn": self.final_turn, "bar": self.bar, "farkle": self.farkle, "p_win": self.p_win,
+            "p_wins": list(self.p_wins), "best": self.actions[0].as_dict() if self.actions else None,
+            "actions": [a.as_dict() for a in self.actions], "cycle_tuple": self.cycle is not None,
+            "cycle": self.cycle, "source": self.source,
+        }
+
+
+@dataclass(frozen=True)
+class SeatWin:
+    rules: str
+    goal: int
+    players: int
+    seat: int
+    p_win: float
+    advantage: float  # p_win - 1/players
+
+    def as_dict(self) -> dict:
+        return {"rules": self.rules, "goal": self.goal, "players": self.players, "seat": self.seat,
+                "p_win": self.p_win, "advantage": self.advantage}
+
+
+@dataclass(frozen=True)
+class Compensation:
+    rules: str
+    goal: int
+    players: int
+    scores: tuple[int, ...]  # starting points per seat (fair compensation)
+    p_wins: tuple[float, ...]
+    deviation: float  # largest |p_win - 1/players|
+    uncompensated: tuple[float, ...]  # the seats' win probabilities from all scores 0
+    uncompensated_deviation: float
+
+    def as_dict(self) -> dict:
+        return {"rules": self.rules, "goal": self.goal, "players": self.players, "scores": list(self.scores),
+                "p_wins": list(self.p_wins), "deviation": self.deviation,
+                "uncompensated_p_wins": list(self.uncompensated),
+                "uncompensated_deviation": self.uncompensated_deviation}
