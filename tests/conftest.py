@@ -22,7 +22,9 @@ def built_db(tmp_path_factory):
     Builds the games with their TEST_OPTIONS (updated by ``options``, a dict
     game -> dict) once per distinct request and returns the file path.  Under
     pytest-xdist (``-n 2``) the workers share one build per request: the first
-    to ask builds it under a file lock, the others wait and reuse it.
+    to ask builds it under a file lock, the others wait and reuse it.  Within one process the builds
+    share their solves (``_sharing_solves``): the SQLite file of a request solves nothing its DuckDB
+    twin (or an earlier request with the same rule set and goal) solved already.
     """
     from filelock import FileLock
 
@@ -45,11 +47,59 @@ def built_db(tmp_path_factory):
             if not path.exists():
                 merged = {g: {**getattr(registry.load(g), "TEST_OPTIONS", {}), **options.get(g, {})} for g in games}
                 folder.mkdir(exist_ok=True)
-                with _recording_read_backs(folder / READ_BACKS):  # for read_backs(path), below
+                with _recording_read_backs(folder / READ_BACKS), _sharing_solves():  # read_backs(path), below
                     pipeline.build(list(games), f"{kind}:///{path}", quiet=True, options=merged)
         return path
 
     return factory
+
+
+# -- one solve per rule set and size, shared by this process's built_db builds ---------------------------
+#: (module, function) of the solvers a build calls through its module's attribute: deterministic, their
+#: answers independent of threads (docs/DESIGN.md), and only read by the builders that call them
+SHARED_SOLVES = (
+    ("dicebase.builder.ten_thousand.solitaire", "solve"),
+    ("dicebase.builder.ten_thousand.solitaire", "average_turn"),
+    ("dicebase.builder.ten_thousand.twoplayer", "solve"),
+    ("dicebase.builder.ten_thousand.twoplayer", "solve_penalty"),
+    ("dicebase.builder.ten_thousand.nplayer", "solve"),
+    ("dicebase.builder.rolled_ones", "solve"),
+    ("dicebase.builder.threes", "solve_expected"),
+    ("dicebase.builder.threes", "solve_win"),
+)
+_SOLVED: dict = {}  # (module, function, arguments) -> the answer, for the life of this process
+_NOT_KEYS = {"progress", "runner"}  # a build's reporting and its level runner: not part of what is solved
+
+
+@contextlib.contextmanager
+def _sharing_solves():
+    """While a built_db build runs: each solver in SHARED_SOLVES answers a call it has answered before in
+    this process (same arguments) with the same answer instead of solving again; a call it has not seen
+    (or with arguments that cannot be a key) runs as it is.  The writing, checksums and stores all run."""
+    import importlib
+
+    patched = []
+    for module_name, name in SHARED_SOLVES:
+        module = importlib.import_module(module_name)
+        real = getattr(module, name)
+
+        def shared(*args, _real=real, _key=(module_name, name), **kwargs):
+            key = (*_key, args, tuple(sorted((k, v) for k, v in kwargs.items() if k not in _NOT_KEYS)))
+            try:
+                hash(key)
+            except TypeError:
+                return _real(*args, **kwargs)
+            if key not in _SOLVED:
+                _SOLVED[key] = _real(*args, **kwargs)
+            return _SOLVED[key]
+
+        setattr(module, name, shared)
+        patched.append((module, name, real))
+    try:
+        yield
+    finally:
+        for module, name, real in patched:
+            setattr(module, name, real)
 
 
 # -- the checksums a built_db build read back (tests/test_build_checksums.py) ---------------------------

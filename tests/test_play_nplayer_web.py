@@ -22,7 +22,7 @@ pytest.importorskip("starlette")
 from starlette.testclient import TestClient  # noqa: E402
 
 import dicebase  # noqa: E402
-from dicebase.bots.play import play_rolled_ones_n, play_ten_thousand_n  # noqa: E402
+from dicebase.bots.play import play  # noqa: E402
 from dicebase.web.app import create_app  # noqa: E402
 from test_web_browser import _check_phone_layout, _tap, browser, phone  # noqa: E402,F401  (fixtures)
 from test_web_nplayer_pages import paths, served_n  # noqa: E402,F401  (fixtures: the same builds)
@@ -47,9 +47,8 @@ def _answers(game: str, path, bots: list[str], seat: int, seed: int, answer) -> 
         given.append(answer(prompt))
         return given[-1]
 
-    play = play_rolled_ones_n if game == "rolled-ones" else play_ten_thousand_n
     with dicebase.open(f"duckdb:///{path}") as db:
-        review = play(db, bots, seat, ask, lambda text: None, seed=seed)
+        review = play(db, game, bots, seat, ask, lambda text: None, seed=seed)
     return given, review
 
 

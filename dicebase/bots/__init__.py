@@ -16,11 +16,12 @@ import itertools
 import weakref
 from dataclasses import asdict, dataclass, field
 
+from dicebase import games
 from dicebase.bots.base import seat_names, wilson
 from dicebase.errors import BadInput
 
-#: The games with bots, by their CLI name.
-GAMES = ("threes", "rolled-ones", "ten-thousand")
+#: The games with bots, by their CLI name (their descriptors name a bots module: :mod:`dicebase.games`).
+GAMES = tuple(games.cli_names("bots"))
 MAX_SEATINGS = 5040  # --rotate: distinct seatings evaluated (7 different bots)
 MAX_ROUNDS = 100_000_000
 MAX_TEN_THOUSAND = 4  # 10,000 seats (3, 4: the N-player tables where built, dicebase.bots.ten_thousand_n)
@@ -34,27 +35,20 @@ def _game_name(game) -> str:
     return name
 
 
+def _module(game: str):
+    """The bots module of ``game`` (its CLI name), as its descriptor names it."""
+    return games.load(game, "bots")
+
+
 def bot_names(game: str) -> dict[str, str]:
     """Every bot of a game: name -> what it plays."""
-    game = _game_name(game)
-    if game == "threes":
-        from dicebase.bots.threes import BOTS
-    elif game == "rolled-ones":
-        from dicebase.bots.rolled_ones import BOTS
-    else:
-        from dicebase.bots.ten_thousand import BOTS
-    return dict(BOTS)
+    return dict(_module(_game_name(game)).BOTS)
 
 
 def is_bot(game: str, name) -> bool:
-    """Whether ``name`` is a bot of ``game`` (10,000 also takes any bank-T threshold player)."""
-    if not isinstance(name, str):
-        return False
-    if game == "ten-thousand":
-        from dicebase.bots.ten_thousand import is_bot as ten_thousand_bot
-
-        return ten_thousand_bot(name)
-    return name in bot_names(game)
+    """Whether ``name`` is a bot of ``game`` (its module's ``is_bot``: 10,000 also takes any bank-T threshold
+    player)."""
+    return isinstance(name, str) and _module(_game_name(game)).is_bot(name)
 
 
 def _check_bots(game: str, bots, least: int = 2) -> list[str]:

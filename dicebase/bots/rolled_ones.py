@@ -40,6 +40,15 @@ BOTS = {
     "simple-ones-cases": "seed 002, Algorithm 3: Simple Player and Ones Cases",
     "keep-pace-end-race": "seed 002, Algorithm 4: Keep Pace, End Race, by Case",
 }
+#: Its turn engine for the game loop (:func:`dicebase.bots.play.play`): a module with ``turns(...)``.
+PLAY = "dicebase.bots.play_rolled_ones"
+
+
+def is_bot(name: str) -> bool:
+    """Whether ``name`` is one of :data:`BOTS`."""
+    return name in BOTS
+
+
 #: Turn totals evaluated beyond the stored bound (P(a turn gains more than this) < 1e-16).
 TAIL = 240
 

@@ -38,6 +38,8 @@ BOTS = {
     "bank-300": "bank at a turn total of 300 or more (any bank-T, T a multiple of 50); max-dice keeps",
     "bank-1000-500-400-350-300-250": "a threshold per number of dice to roll (6, 5, 4, 3, 2, 1); max-dice keeps",
 }
+#: Its turn engine for the game loop (:func:`dicebase.bots.play.play`): a module with ``turns(...)``.
+PLAY = "dicebase.bots.play_ten_thousand"
 PATTERN = re.compile(r"^bank-(\d+)(?:-(\d+)-(\d+)-(\d+)-(\d+)-(\d+))?$")
 MAX_THRESHOLD = 20_000
 

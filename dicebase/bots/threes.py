@@ -36,6 +36,15 @@ BOTS = {
     "win": "highest win probability, ties shared (threes_win_policy; seeds 001, 003)",
     "win-strict": "highest win probability, ties strict: a tie for the lowest wins nothing (threes_win_policy)",
 }
+#: Its turn engine for the game loop (:func:`dicebase.bots.play.play`): a module with ``turns(...)``.
+PLAY = "dicebase.bots.play_threes"
+
+
+def is_bot(name: str) -> bool:
+    """Whether ``name`` is one of :data:`BOTS`."""
+    return name in BOTS
+
+
 #: Ways to count a tie for the lowest score.
 COUNTS = ("win", "split", "sole")
 COUNT_HELP = {

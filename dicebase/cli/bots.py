@@ -6,12 +6,12 @@ import sys
 
 import click
 
+from dicebase import games
 from dicebase.cli.common import emit, output_option, resolve_format
 from dicebase.errors import BadInput
 from dicebase.present import db_option, open_db
 
-GAMES = click.Choice(["threes", "rolled-ones", "ten-thousand"])
-PLAY_GAMES = click.Choice(["threes", "rolled-ones", "ten-thousand"])
+GAMES = click.Choice(games.cli_names("bots"))  # the games with bots: tournaments, simulations and play
 VARIANT_HELP = ("Rule variant (Threes: classic, the default, or reroll; Great Rolled Ones: the file's own "
                 "variant by default; 10,000: the rule set, default ten-thousand).")
 
@@ -143,7 +143,7 @@ def _wins(x: float):
 
 
 @click.command()
-@click.argument("game", type=PLAY_GAMES)
+@click.argument("game", type=GAMES)
 @click.option("--bots", "bots", default=None, metavar="BOT,BOT",
               help="Your opponents, in seat order (Threes: default only-3s,win; Great Rolled Ones and 10,000: "
                    "default optimal; two or more bots play the N-player tables where they are built).")
@@ -184,10 +184,7 @@ def play(game, bots, seat, seed, real_dice, variant, ties, db_path, fmt, as_json
     """
     import secrets
 
-    from dicebase.bots import _check_bots
-    from dicebase.bots.play import (
-        check_lineup, play_rolled_ones, play_rolled_ones_n, play_ten_thousand, play_ten_thousand_n, play_threes,
-    )
+    from dicebase.bots.play import default_bots, play as play_game
 
     fmt = resolve_format(fmt, as_json)
     quiet = fmt == "json"
@@ -216,28 +213,9 @@ def play(game, bots, seat, seed, real_dice, variant, ties, db_path, fmt, as_json
     seed = secrets.randbelow(2**31) if seed is None else seed
     if seed < 0:
         raise BadInput(f"--seed must be a whole number >= 0, got {seed}")
+    names = _bot_list([bots]) if bots else default_bots(game)
     with open_db(db_path) as db:
-        if game == "threes":
-            names = _bot_list([bots or "only-3s,win"])
-            _check_bots("threes", names + ["random"])
-            review = play_threes(db, names, seat, ask, say, seed=seed, real_dice=real_dice,
-                                 variant=variant or "classic", ties=ties)
-        elif game == "rolled-ones":
-            names = check_lineup(game, _bot_list([bots or "optimal"]))
-            if len(names) == 1:
-                review = play_rolled_ones(db, names[0], seat, ask, say, seed=seed, real_dice=real_dice,
-                                          variant=variant)
-            else:
-                review = play_rolled_ones_n(db, names, seat, ask, say, seed=seed, real_dice=real_dice,
-                                            variant=variant)
-        else:
-            names = check_lineup(game, _bot_list([bots or "optimal"]))
-            if len(names) == 1:
-                review = play_ten_thousand(db, names[0], seat, ask, say, seed=seed, real_dice=real_dice,
-                                           rules=variant)
-            else:
-                review = play_ten_thousand_n(db, names, seat, ask, say, seed=seed, real_dice=real_dice,
-                                             rules=variant)
+        review = play_game(db, game, names, seat, ask, say, seed=seed, real_dice=real_dice, variant=variant, ties=ties)
     if quiet:
         emit({**review.as_dict(), "seed": seed}, fmt)
         return

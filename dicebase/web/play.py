@@ -20,11 +20,12 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
+from dicebase import games
+from dicebase.bots.play import choices, default_bots, play, players_built
 from dicebase.errors import DicebaseError
 from dicebase.web.pages import GAMES, _templates
 from dicebase.version import __version__
 
-DEFAULT_BOTS = {"threes": "only-3s,win", "rolled-ones": "optimal", "ten-thousand": "optimal"}
 MAX_MOVES = 400
 
 
@@ -35,32 +36,10 @@ class _Waiting(Exception):
         self.prompt = prompt
 
 
-def _choices(game: str, prompt: str, lines: list[str]) -> list[tuple[str, str]]:
-    """(answer, label) of each legal decision at ``prompt`` (10,000's keeps: the numbered lines the
-    game printed before it)."""
-    if game == "rolled-ones":
-        return [("r", "Roll"), ("h", "Hold")]
-    if game == "ten-thousand":
-        if "roll or bank" in prompt:
-            return [("r", "Roll"), ("b", "Bank")]
-        keeps = {}
-        for line in reversed(lines):
-            if line.lstrip().startswith("option "):  # the advice, printed after the keeps
-                continue
-            m = re.match(r"\s+(\d+): (keep .*)$", line)
-            if not m:
-                break
-            keeps[m.group(1)] = m.group(2)[0].upper() + m.group(2)[1:]
-        return sorted(keeps.items(), key=lambda kv: int(kv[0]))
-    m = re.search(r"\((\d+)\.\.(\d+);", prompt)
-    lo, hi = (int(m.group(1)), int(m.group(2))) if m else (1, 1)
-    return [(str(a), f"Keep {a}" if a else "Re-roll all") for a in range(lo, hi + 1)]
-
-
 def play_page(server, request: Request) -> Response:
     game = request.path_params["game"]
     q = request.query_params
-    bots = q.get("bots") or DEFAULT_BOTS[game]
+    bots = q.get("bots") or ",".join(default_bots(game))
     if "seed" not in q:  # a new game: a fresh seed, in the URL from now on
         params = {"bots": bots, "seat": q.get("seat", "1"), "seed": secrets.randbelow(10**6)}
         return RedirectResponse(f"/play/{game}?{urlencode(params)}", status_code=303)
@@ -87,33 +66,19 @@ def play_page(server, request: Request) -> Response:
     base = {"bots": bots, "seat": seat, "seed": seed}
     context.update(seat=seat, seed=seed, new=f"/play/{game}?{urlencode({'bots': bots, 'seat': seat})}")
     try:
-        from dicebase.bots import _check_bots
-        from dicebase.bots.play import (
-            check_lineup, play_rolled_ones, play_rolled_ones_n, play_ten_thousand, play_ten_thousand_n, play_threes,
-        )
 
         db = server.thread_db()
         names = [b.strip() for b in bots.split(",") if b.strip()]
-        if game != "threes":
+        if games.game(game).n_players:
             context["counts"] = _bot_counts(db, game, names)
-        if game == "threes":
-            _check_bots("threes", names + ["random"])
-            review = play_threes(db, names, seat, ask, lines.append, seed=seed)
-        elif game == "rolled-ones":
-            check_lineup(game, names)
-            review = (play_rolled_ones(db, names[0], seat, ask, lines.append, seed=seed) if len(names) == 1 else
-                      play_rolled_ones_n(db, names, seat, ask, lines.append, seed=seed))
-        else:
-            check_lineup(game, names)
-            review = (play_ten_thousand(db, names[0], seat, ask, lines.append, seed=seed) if len(names) == 1 else
-                      play_ten_thousand_n(db, names, seat, ask, lines.append, seed=seed))
+        review = play(db, game, names, seat, ask, lines.append, seed=seed)
         context["review"] = review
     except _Waiting as wait:
         context["prompt"] = re.sub(r"\s*\(([^;)]*); \? for advice\)", r" (\1)", wait.prompt.strip()).rstrip(":")
         done = ",".join(moves)
         context["choices"] = [
             (label, f"/play/{game}?{urlencode({**base, 'moves': (done + ',' if done else '') + answer})}", answer)
-            for answer, label in _choices(game, wait.prompt, lines)]
+            for answer, label in choices(game, wait.prompt, lines)]
         context["advice_url"] = None if advice else f"/play/{game}?{urlencode({**base, 'moves': done, 'advice': 1})}"
         context["undo_url"] = (f"/play/{game}?{urlencode({**base, 'moves': ','.join(moves[:-1])})}"
                                if moves else None)
@@ -128,13 +93,7 @@ def _bot_counts(db, game: str, names: list[str]) -> list[tuple[int, str | None]]
     built for the default variant or rule set), each with the address of a new game against that many
     (None: the number playing now).  The lineup keeps its bots and repeats its last one."""
     try:
-        if game == "rolled-ones":
-            variant = db.rolled_ones.variant(None).name
-            players = sorted(n for v, n in db.rolled_ones.n.built if v == variant and n > 2)
-        else:
-            sets = db.ten_thousand.rule_sets()
-            rules = "ten-thousand" if "ten-thousand" in sets else next(iter(sets))
-            players = sorted({key[2] for key in db.ten_thousand.n.built if key[0] == rules and key[2] > 2})
+        players = players_built(game, db)
     except DicebaseError:
         players = []
     out = []
@@ -152,7 +111,8 @@ def _render(request: Request, context: dict, status: int = 200) -> Response:
 
 
 def routes(server) -> list[Route]:
-    return [Route("/play/{game:str}", lambda r: play_page(server, r) if r.path_params["game"] in DEFAULT_BOTS
+    playable = games.cli_names("bots")
+    return [Route("/play/{game:str}", lambda r: play_page(server, r) if r.path_params["game"] in playable
                   else _render(r, {"title": "Play", "game": r.path_params["game"], "bots": "", "moves": [],
                                    "lines": [], "review": None, "choices": [], "prompt": None,
-                                   "error": "games to play: threes, rolled-ones, ten-thousand"}, 404))]
+                                   "error": f"games to play: {', '.join(playable)}"}, 404))]
