@@ -24,7 +24,7 @@ import pytest
 
 import dicebase
 from conftest import invoke_cli
-from dicebase.bots.play import play_rolled_ones_n, play_ten_thousand_n
+from dicebase.bots.play import play
 from dicebase.errors import BadInput, NotInDatabase
 
 RO_OPTIONS = {"rolled_ones": {"goal": 20, "players": [2, 3]}}
@@ -96,7 +96,7 @@ def _ro_answer(prompt: str) -> str:
 def test_rolled_ones_three_players_costs_are_the_lookups(ro, seat, seed):
     path, db = ro
     you = Player(_ro_answer)
-    review = play_rolled_ones_n(db, ["optimal", "optimal"], seat, you.ask, you.say, seed=seed)
+    review = play(db, "rolled-ones", ["optimal", "optimal"], seat, you.ask, you.say, seed=seed)
     lines = you.lines
     turns = _turns(lines)
     _check_order(turns, 3)
@@ -129,7 +129,7 @@ def test_rolled_ones_a_costly_decision_and_the_final_round(ro):
     that reached the goal before the last seat leaves the later seats a final turn each."""
     path, db = ro
     you = Player(lambda p: "h", advise_every=10**6)
-    review = play_rolled_ones_n(db, ["optimal", "optimal"], 1, you.ask, you.say, seed=2)
+    review = play(db, "rolled-ones", ["optimal", "optimal"], 1, you.ask, you.say, seed=2)
     assert any(d.cost > 1e-6 for d in review.decisions)
     for d in review.decisions:
         at = d.lookup
@@ -142,7 +142,7 @@ def test_rolled_ones_final_turns_roll_to_the_bar(ro):
     path, db = ro
     for seed in range(6):
         you = Player(_ro_answer, advise_every=10**6)
-        play_rolled_ones_n(db, ["optimal", "fixed-hold-at"], 2, you.ask, you.say, seed=seed)
+        play(db, "rolled-ones", ["optimal", "fixed-hold-at"], 2, you.ask, you.say, seed=seed)
         final = False
         for line in you.lines:
             m = re.search(r"final turn: hold only above (\d+)", line)
@@ -162,7 +162,7 @@ def test_rolled_ones_real_dice(ro):
         lines.append(prompt)
         return next(answers)
 
-    review = play_rolled_ones_n(db, ["optimal", "optimal"], 1, ask, lines.append, seed=1, real_dice=True)
+    review = play(db, "rolled-ones", ["optimal", "optimal"], 1, ask, lines.append, seed=1, real_dice=True)
     assert "how many 1s did your 5 dice show?" in lines[1]
     assert "   rolled 0 ones: turn total 5, 0 ones set aside" in lines
     assert review.decisions and review.decisions[0].lookup["turn_total"] == 5
@@ -180,7 +180,7 @@ def _tt_answer(prompt: str) -> str:
 def test_ten_thousand_three_players_costs_are_the_lookups(tt, seat, seed):
     path, db = tt
     you = Player(_tt_answer)
-    review = play_ten_thousand_n(db, ["optimal", "optimal"], seat, you.ask, you.say, seed=seed)
+    review = play(db, "ten-thousand", ["optimal", "optimal"], seat, you.ask, you.say, seed=seed)
     turns = _turns(you.lines)
     _check_order(turns, 3)
     reached = next(int(m.group(1)) for m in (re.match(r"   seat (\d+) reached 250", x) for x in you.lines) if m)
@@ -217,7 +217,7 @@ def test_ten_thousand_mixed_lineup_and_real_dice(tt):
         lines.append(prompt)
         return next(answers)
 
-    review = play_ten_thousand_n(db, ["seed004", "optimal"], 1, ask, lines.append, seed=1, real_dice=True)
+    review = play(db, "ten-thousand", ["seed004", "optimal"], 1, ask, lines.append, seed=1, real_dice=True)
     assert "   rolled 2 2 3 3 4 6: farkle, the turn ends with nothing" in lines
     assert any("hot dice: 6 dice again" in x for x in lines)
     assert "seat 2 (seed004)" in review.result
@@ -266,9 +266,9 @@ def test_refusals_are_one_line(built_db, ro, tt):
     code, err = _play(["ten-thousand", "--bots", "optimal,optimal", "--seat", "4", "--db", tt[0]], [])
     assert code == 2 and "seat must be 1..3 (you and 2 bots), got 4" in err
     with dicebase.open(str(plain_ro)) as db, pytest.raises(NotInDatabase):
-        play_rolled_ones_n(db, ["optimal", "optimal"], 1, None, None)
+        play(db, "rolled-ones", ["optimal", "optimal"], 1, None, None)
     with pytest.raises(BadInput, match="the input ended before the game did"):
-        play_rolled_ones_n(ro[1], ["optimal", "optimal"], 1, lambda p: None, lambda t: None)
+        play(ro[1], "rolled-ones", ["optimal", "optimal"], 1, lambda p: None, lambda t: None)
 
 
 def test_any_answers_any_lineup_end_in_a_winner(ro, tt):
@@ -293,9 +293,8 @@ def test_any_answers_any_lineup_end_in_a_winner(ro, tt):
                 ("ten-thousand", tt, [rnd.choice(["optimal", "optimal", "seed004", "bank-300"]) for _ in range(2)],
                  tt_answer)):
             lines: list[str] = []
-            play = play_rolled_ones_n if game == "rolled-ones" else play_ten_thousand_n
             seat = 1 + seed % 3
-            review = play(db, bots, seat, lambda p: (lines.append(p), answer(p))[1], lines.append, seed=seed)
+            review = play(db, game, bots, seat, lambda p: (lines.append(p), answer(p))[1], lines.append, seed=seed)
             turns = _turns(lines)
             _check_order(turns, 3)
             scores = _final_scores(review.result)
