@@ -319,3 +319,29 @@ def _looks_numeric(text: str) -> bool:
 
 def _indent(text: str) -> str:
     return "\n".join("  " + line for line in text.splitlines())
+
+
+def emit_seats(answer, fmt: str, mix: Callable[[dict], str]) -> None:
+    """An answer for three or more seats (``best``/``state --scores``): one JSON document, or the state, one row
+    per action with every seat's chance (``p_win_seat1`` ..) and, in a table, a line on a cycle tuple with each
+    randomising seat's mix in words (``mix``)."""
+    doc = answer.as_dict()
+    if fmt == "json":
+        emit(doc, fmt)
+        return
+    cycle = doc.pop("cycle")
+    if isinstance(doc.get("best"), dict):  # a keep: the first action, listed below
+        doc.pop("best")
+    rows = []
+    for a in doc["actions"]:
+        row = {k: v for k, v in a.items() if k not in ("p_win", "p_wins")}
+        row["action_p_win"] = a["p_win"]
+        row.update({f"p_win_seat{n + 1}": x for n, x in enumerate(a["p_wins"])})
+        rows.append(row)
+    doc["actions"] = rows or "farkle: nothing scores, the turn total is lost"
+    if cycle is not None:
+        doc["cycle_kind"] = cycle["kind"]
+    emit(doc, fmt)
+    if fmt == "table" and cycle is not None:
+        mixes = ", ".join(mix(m) for m in cycle["randomising"]) or "no seat randomises"
+        click.echo(f"cycle tuple: {cycle['note']}; {mixes}")

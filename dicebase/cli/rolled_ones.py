@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from dicebase.cli.common import WholeNumbers, emit, output_option, resolve_format
+from dicebase.cli.common import WholeNumbers, emit, emit_seats, output_option, resolve_format
 from dicebase.present import db_option, open_db
 from dicebase.rules.rolled_ones import POLICY_MODES
 
@@ -117,7 +117,7 @@ def best(player, score, opponent, scores, turn_total, ones, variant, db_path, fm
     with open_db(db_path) as db:
         answer = db.rolled_ones.best(*state, turn_total, ones, variant=variant)
     if hasattr(answer, "p_wins"):  # three or more seats: every seat's chance
-        _emit_n(answer, fmt)
+        emit_seats(answer, fmt, _mix)
         return
     doc = answer.as_dict()
     if fmt == "table":
@@ -127,22 +127,8 @@ def best(player, score, opponent, scores, turn_total, ones, variant, db_path, fm
     emit(doc, fmt)
 
 
-def _emit_n(answer, fmt: str) -> None:
-    """An N-player answer: one JSON document, or the state, the actions and a line on a cycle tuple."""
-    doc = answer.as_dict()
-    if fmt == "json":
-        emit(doc, fmt)
-        return
-    cycle = doc.pop("cycle")
-    doc["actions"] = [{"action": a["action"], "action_p_win": a["p_win"],
-                       **{f"p_win_seat{n + 1}": x for n, x in enumerate(a["p_wins"])}} for a in doc["actions"]]
-    if cycle is not None:
-        doc["cycle_kind"] = cycle["kind"]
-    emit(doc, fmt)
-    if fmt == "table" and cycle is not None:
-        mixes = ", ".join(f"seat {m['seat']} rolls at ({m['turn_total']}, {m['ones']}) with probability "
-                          f"{m['p_roll']:.4f}" for m in cycle["randomising"]) or "no seat randomises"
-        click.echo(f"cycle tuple: {cycle['note']}; {mixes}")
+def _mix(m: dict) -> str:
+    return f"seat {m['seat']} rolls at ({m['turn_total']}, {m['ones']}) with probability {m['p_roll']:.4f}"
 
 
 @group.command()

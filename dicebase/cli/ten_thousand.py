@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from dicebase.cli.common import WholeNumbers, emit, output_option, resolve_format
+from dicebase.cli.common import WholeNumbers, emit, emit_seats, output_option, resolve_format
 from dicebase.present import db_option, open_db
 from dicebase.rules.ten_thousand import MAX_POINTS
 
@@ -66,32 +66,12 @@ def _seats(scores, player, score, opponent, farkles=None) -> dict:
     return {"score": score, "opponent": opponent, **({} if farkles is None else {"farkles": farkles})}
 
 
-def _emit_n(answer, fmt: str) -> None:
-    """An N-player answer: one JSON document, or the state, its actions and a line on a cycle tuple."""
-    doc = answer.as_dict()
-    if fmt == "json":
-        emit(doc, fmt)
-        return
-    cycle = doc.pop("cycle")
-    if isinstance(doc.get("best"), dict):  # best: the first action, listed below
-        doc.pop("best")
-    rows = []
-    for a in doc["actions"]:
-        row = {k: v for k, v in a.items() if k not in ("p_win", "p_wins")}
-        row["action_p_win"] = a["p_win"]
-        row.update({f"p_win_seat{n + 1}": x for n, x in enumerate(a["p_wins"])})
-        rows.append(row)
-    doc["actions"] = rows or "farkle: nothing scores, the turn total is lost"
-    if cycle is not None:
-        doc["cycle_kind"] = cycle["kind"]
-    emit(doc, fmt)
-    if fmt == "table" and cycle is not None:
-        mixes = ", ".join(
-            f"seat {m['seat']} rolls at ({m['turn_total']}, {m['dice']} dice, triple {m['triple']}) with probability "
-            f"{m['p_roll']:.4f}" if m["decision"] == "roll" else
-            f"seat {m['seat']} mixes two keeps at ({m['turn_total']}, {m['dice']} dice): the first with probability "
-            f"{m['p_first']:.4f}" for m in cycle["randomising"]) or "no seat randomises"
-        click.echo(f"cycle tuple: {cycle['note']}; {mixes}")
+def _mix(m: dict) -> str:
+    if m["decision"] == "roll":
+        return (f"seat {m['seat']} rolls at ({m['turn_total']}, {m['dice']} dice, triple {m['triple']}) with "
+                f"probability {m['p_roll']:.4f}")
+    return (f"seat {m['seat']} mixes two keeps at ({m['turn_total']}, {m['dice']} dice): the first with probability "
+            f"{m['p_first']:.4f}")
 
 
 @click.group(name="ten-thousand")
@@ -193,7 +173,7 @@ def best(dice, turn_total, triple, score, opponent, farkles, scores, player, rul
     with open_db(db_path) as db:
         answer = db.ten_thousand.best(list(dice), turn_total=turn_total, triple=triple, rules=rules, **seats)
     if hasattr(answer, "p_wins"):  # three or more seats: every seat's chance
-        _emit_n(answer, fmt)
+        emit_seats(answer, fmt, _mix)
         return
     doc = answer.as_dict()
     if fmt == "table":
@@ -265,7 +245,7 @@ def state(score, opponent, farkles, scores, player, turn_total, dice, triple, ru
         st = db.ten_thousand.state(*state, turn_total, dice, triple=triple, rules=rules,
                                    **{k: v for k, v in seats.items() if k == "farkles"})
     if hasattr(st, "p_wins"):  # three or more seats: every seat's chance
-        _emit_n(st, fmt)
+        emit_seats(st, fmt, _mix)
         return
     from dataclasses import asdict
 
