@@ -235,7 +235,7 @@ DEFAULT_OPTIONS = {
     "duel_rules": ["ten-thousand"],  # rule sets solved as a two-player game, (d) and (e)
     "goal": 10_000,  # two-player goal of the presets, points (a house rule set's own goal is in its file)
     "house_rules": {},  # name -> values of a rules file (dicebase build ten-thousand --rules FILE.toml)
-    # numbers of players (2..4) whose N-player tables (ten_thousand_turn_starts ...) are built for every
+    # numbers of players (each in PLAYER_COUNTS) whose N-player tables (ten_thousand_turn_starts ...) are built for every
     # two-player rule set at its goal; not in the default build (docs/n_players.md): -o ten-thousand.players=3
     "players": [],
 }
