@@ -275,6 +275,12 @@ def add_remedy(command: str, *, refusal: str | None = None, size: str | None = N
 INSTALL = {"cluster": "pip install 'dicebase[cluster]'", "serve": "pip install 'dicebase[serve]'"}
 
 
+def cluster_failed(what: str, reason: str) -> ClusterError:
+    """A cluster that failed a level of a build (``what``: where and how often, ``reason``: its last error,
+    cut to a line): the build stops, and its checkpoints let the next run go on from there."""
+    return ClusterError(f"{what} ({reason}); run the build again with --resume to continue from the last finished level")
+
+
 def unreachable_scheduler(label: str, exc: BaseException) -> BadInput:
     """``--cluster ADDRESS``: no Dask scheduler answers there (``exc``: why, cut to a line)."""
     return BadInput(f"--cluster {label}: cannot reach a Dask scheduler there ({one_line(exc)[:160] or type(exc).__name__})")

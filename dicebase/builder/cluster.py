@@ -44,7 +44,7 @@ from typing import Any
 import numpy as np
 
 from dicebase.builder.levels import Problem, merge, split
-from dicebase.errors import INSTALL, BadInput, ClusterError, clip, file_error, shorten, unreachable_scheduler
+from dicebase.errors import INSTALL, BadInput, ClusterError, clip, cluster_failed, file_error, one_line, shorten, unreachable_scheduler
 
 #: Tasks per worker and level: enough for the scheduler to balance uneven chunks (a tuple with a
 #: policy cycle costs many times the others), few enough that the per-task cost stays small.
@@ -441,8 +441,7 @@ class DaskRunner:
             if not todo:
                 return merge(results)
         reason = " ".join(str(last_error).split())[:200] if last_error else "lost"
-        raise ClusterError(f"level {index} of {problem.label}: the cluster failed a chunk {ATTEMPTS} times ({reason}); "
-                           "run the build again with --resume to continue from the last finished level")
+        raise cluster_failed(f"level {index} of {problem.label}: the cluster failed a chunk {ATTEMPTS} times", reason)
 
     def close(self) -> None:
         token = self._token
@@ -467,9 +466,7 @@ def _cluster_faults(index: int):
     try:
         yield
     except (OSError, TimeoutError) as exc:
-        reason = " ".join(str(exc).split())[:160] or type(exc).__name__
-        raise ClusterError(f"the Dask cluster failed at level {index} ({reason}); run the build again with "
-                           "--resume to continue from the last finished level") from None
+        raise cluster_failed(f"the Dask cluster failed at level {index}", one_line(exc)[:160] or type(exc).__name__) from None
 
 
 def _is_cluster_fault(error: BaseException) -> bool:
