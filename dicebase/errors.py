@@ -351,11 +351,9 @@ def request_timed_out(what: str, seconds: float, remedy: str = "") -> QueryTimeo
 
 
 def server_busy(message: str) -> DicebaseError:
-    """The server's room for expensive requests is full: no fault of the request (HTTP 503), try again."""
-    error = DicebaseError(message)
-    error.exit_code = 1
-    error.http_status = UNAVAILABLE
-    return error
+    """The server's room for expensive requests is full: no fault of the request, try again (the codes of
+    a full disk: exit 1, HTTP 503)."""
+    return no_space(message)
 
 
 def no_statement() -> BadInput:
@@ -515,9 +513,6 @@ def kind(exc: BaseException) -> str:
     if "no space left" in low or "disk is full" in low:
         return "full"
     return "other"
-
-
-_kind = kind  # the name it had in dicebase.query.database
 
 
 def store_name(loc) -> str:
