@@ -424,7 +424,7 @@ BAD = [
     (["plot", "no-such-figure"], "No such command"),
     (["plot", "threes-chances", "--player", "1"], "No such option"),
     (["plot", "rolled-ones-strategy", "--player", "3"], "--player must be 1 or 2"),
-    (["plot", "rolled-ones-strategy", "--player", "x"], "not a valid integer"),
+    (["plot", "rolled-ones-strategy", "--player", "x"], "is not a whole number"),
     (["plot", "rolled-ones-strategy", "--ones", "3"], "--ones must be 0..2"),
     (["plot", "rolled-ones-strategy", "--variant", "huge"], "unknown variant"),
     (["plot", "rolled-ones-policy-errors"], "--policy"),

@@ -224,7 +224,7 @@ def _with(flag, value, base=STATE):
         (["best", *_with("--ones", "-1")], "ones must be 0..2"),
         (["best", *_with("--turn-total", "81")], "turn total must be 0..80"),
         (["best", *_with("--turn-total", "7")], "cannot occur"),
-        (["best", *_with("--turn-total", "2.5")], "not a valid integer"),
+        (["best", *_with("--turn-total", "2.5")], "is not a whole number"),
         (["best", *_with("--variant", "nope", [*STATE, "--variant", "x"])], "unknown variant"),
         (["policy", "nope", *STATE], "unknown policy"),
         (["disagreements", "fixed-hold-at", "--limit", "0"], "--limit"),

@@ -110,10 +110,10 @@ def refusing_repeated_options(parser, ctx: click.Context):
     return parser
 
 
-#: A whole number as the command line takes it: ASCII digits 0-9 (at most 18), a leading minus allowed (the
+#: A whole number as the command line takes it: ASCII digits 0-9, a leading minus allowed (the
 #: option's range says whether a negative number is legal).  Python's int() also reads '1_0' as 10, '+5',
 #: ' 5 ' and fullwidth or Arabic-Indic digits (issue 34): none of them is a number here.
-WHOLE_TEXT = re.compile(r"-?[0-9]{1,18}")
+WHOLE_TEXT = re.compile(r"-?[0-9]+")
 #: A decimal number: ASCII only and no underscore (float() reads '1_0.5' and '\uff11.5'); the rest (nan, inf,
 #: 1e999) is the option's type's to refuse.
 DECIMAL_TEXT = re.compile(r"[-+.0-9a-zA-Z]{1,40}")
@@ -136,6 +136,8 @@ def check_number_texts(ctx: click.Context, opts: dict) -> None:
         for text in texts:
             if isinstance(text, str) and not pattern.fullmatch(text):
                 raise click.BadParameter(f"{_clipped(text)} is not {what}", ctx=ctx, param=param)
+            if isinstance(text, str) and len(text) > 1000:  # digits past Python's int() limit: no option takes them
+                raise click.BadParameter(f"{_clipped(text)} is too large", ctx=ctx, param=param)
 
 
 def _clipped(text: str) -> str:
