@@ -38,6 +38,24 @@ class _Turns:
         self.rng = np.random.default_rng(seed)
         self.decisions: list[Decision] = []
 
+    def _choose_keep(self, text: str, k: int, shown: list, texts: list[str], advice) -> int:
+        """Your keep of the roll ``text``: its index in ``shown`` (``texts``: their lines; ``advice()``: the lines
+        '?' shows, every keep in the lookup's order)."""
+        ask, say = self.ask, self.say
+        say(f"   you rolled {text} (turn total {k}); your keeps:")
+        for n, line in enumerate(texts, 1):
+            say(f"     {n}: {line}")
+        while True:
+            line = _read(ask, f"   keep which (1..{len(shown)}; ? for advice): ")
+            if line in ADVICE:
+                for line in advice():
+                    say(line)
+                continue
+            n = _number(line)
+            if n is not None and 1 <= n <= len(shown):
+                return n - 1
+            say(f"   keep one of 1..{len(shown)}")
+
     def turn(self, m: int, score: list[int], final: bool) -> int:
         say = self.say
         human = self.players[m] == "you"
@@ -131,23 +149,10 @@ class TenThousandTurns(_Turns):
         return k < int(self.bank_from[self.engine.index[(dice, triple)]]) * self.u
 
     def _your_keep(self, text, k, best):
-        ask, say = self.ask, self.say
         shown = sorted(best.actions, key=lambda a: (-a.points, -len(a.keep), a.keep))
-        say(f"   you rolled {text} (turn total {k}); your keeps:")
-        for n, act in enumerate(shown, 1):
-            say(f"     {n}: {_keep_text(act)}")
-        while True:
-            line = _read(ask, f"   keep which (1..{len(shown)}; ? for advice): ")
-            if line in ADVICE:
-                for act in best.actions:
-                    say(f"     option {shown.index(act) + 1}, keep {' '.join(map(str, act.keep))}: "
-                        f"p_win {act.value:.4f} (then {act.then})")
-                continue
-            n = _number(line)
-            if n is not None and 1 <= n <= len(shown):
-                act = shown[n - 1]
-                break
-            say(f"   keep one of 1..{len(shown)}")
+        act = shown[self._choose_keep(text, k, shown, [_keep_text(a) for a in shown], lambda: [
+            f"     option {shown.index(a) + 1}, keep {' '.join(map(str, a.keep))}: p_win {a.value:.4f} (then {a.then})"
+            for a in best.actions])]
         top = best.actions[0]
         self.decisions.append(Decision(len(self.decisions) + 1, f"roll {text} at turn total {k}",
                                        f"kept {' '.join(map(str, act.keep))}", f"kept {' '.join(map(str, top.keep))}",
@@ -232,26 +237,15 @@ class TenThousandNTurns(_Turns):
                                                              engine.dice)
 
     def _your_keep(self, text, faces, score, m, k, triple):
-        ask, say, D = self.ask, self.say, self.dice
+        D = self.dice
         best = self.tt.n.best(faces, list(score), m + 1, k, triple, self.name)
         if best.farkle:
             return None
         shown = sorted(best.actions, key=lambda a: (-a.points, -len(a.keep), a.keep))
         texts = [_nkeep_text(a.keep, a.points, len(faces), a.dice_after, a.triple_after, D) for a in shown]
-        say(f"   you rolled {text} (turn total {k}); your keeps:")
-        for n, line in enumerate(texts, 1):
-            say(f"     {n}: {line}")
-        while True:
-            line = _read(ask, f"   keep which (1..{len(shown)}; ? for advice): ")
-            if line in ADVICE:
-                for act in best.actions:
-                    say(f"     option {shown.index(act) + 1}, keep {' '.join(map(str, act.keep))}: "
-                        f"p_win {act.p_win:.4f} ({_seats_text(act.p_wins)}; then {act.then})")
-                continue
-            if _number(line) is not None and 1 <= _number(line) <= len(shown):
-                n = _number(line) - 1
-                break
-            say(f"   keep one of 1..{len(shown)}")
+        n = self._choose_keep(text, k, shown, texts, lambda: [
+            f"     option {shown.index(a) + 1}, keep {' '.join(map(str, a.keep))}: p_win {a.p_win:.4f} "
+            f"({_seats_text(a.p_wins)}; then {a.then})" for a in best.actions])
         act, top = shown[n], best.actions[0]
         self.decisions.append(Decision(
             len(self.decisions) + 1, f"roll {text} at scores {','.join(map(str, score))}, seat {m + 1}, turn total {k}",
