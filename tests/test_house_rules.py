@@ -453,16 +453,17 @@ def test_random_valid_rule_files_solve_within_the_proven_bound(values):
     K = sol.bound
     assert K == solitaire.bank_bound(rules)  # the proven bound, and the rules layer's estimate of it
     assert abs(TT.bank_bound_points(rules) / rules.unit - K) < 1 + 1e-9
+    import numpy as np
+
     value, roll = sol.value, sol.roll
-    k = list(range(value.shape[0]))
+    k = np.arange(value.shape[0])[:, None]  # the turn total of each row (arrays: a bound can be 10^5 rows)
     max_pts = max(tr.max_pts for tr in transitions(rules))
+    # bounded: at least the turn total (bank) from turn total 1 on, at most the bound plus one roll's points
+    assert (k[1:] - 1e-9 <= value[1:]).all()
+    assert (value <= K + max_pts + 1e-9).all()
+    # monotone threshold: once banking is optimal (from turn total 1 on), it stays optimal at every larger one
     for s in range(value.shape[1]):
-        for kk in k:
-            # bounded: at least the turn total (bank), at most the bound plus one roll's points
-            assert kk - 1e-9 <= value[kk, s] or kk == 0
-            assert value[kk, s] <= K + max_pts + 1e-9
-        # monotone threshold: once banking is optimal, it stays optimal at every larger turn total
-        banks = [kk for kk in k[1:] if not roll[kk, s]]
-        if banks:
+        banks = np.flatnonzero(~roll[1:, s]) + 1
+        if banks.size:
             assert not roll[banks[0]:, s].any()
     assert not roll[K:].any()  # banking from the proven bound on
