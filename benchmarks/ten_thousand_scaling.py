@@ -29,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from dicebase.builder.ten_thousand import twoplayer  # noqa: E402
 from dicebase.rules.ten_thousand import TEN_THOUSAND  # noqa: E402
-from dicebase.rules.ten_thousand.turn import transitions  # noqa: E402
+from dicebase.numeric.ten_thousand_turn import transitions  # noqa: E402
 from dicebase.builder.ten_thousand.solitaire import flatten  # noqa: E402
 
 

@@ -75,7 +75,7 @@ class Turn:
 
     def __init__(self, rs, farkle_points: float):
         from dicebase.builder.ten_thousand import solitaire
-        from dicebase.rules.ten_thousand.turn import transitions
+        from dicebase.numeric.ten_thousand_turn import transitions
 
         self.rs, self.farkle = rs, farkle_points
         self.sol = solitaire.solve(rs, farkle_value=farkle_points / rs.unit)

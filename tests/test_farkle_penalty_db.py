@@ -100,7 +100,7 @@ def test_stored_turn_starts_equal_the_solver(paths, rs):
 
 def _reachable(rs, rows) -> list:
     """The solved states a turn can reach (a turn start rolls all the dice; a class needs its least turn total)."""
-    from dicebase.rules.ten_thousand.turn import min_turn_totals
+    from dicebase.numeric.ten_thousand_turn import min_turn_totals
 
     low = dict(zip(turn_states(rs), min_turn_totals(rs)))
     return sorted(key for key in rows if (key[4] == 0 and key[5:] == (rs.dice, 0))

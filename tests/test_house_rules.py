@@ -441,7 +441,7 @@ def rule_files(draw):
 @given(rule_files())
 def test_random_valid_rule_files_solve_within_the_proven_bound(values):
     from dicebase.builder.ten_thousand import solitaire
-    from dicebase.rules.ten_thousand.turn import transitions
+    from dicebase.numeric.ten_thousand_turn import transitions
 
     try:
         rules = TT.from_file("random", values)

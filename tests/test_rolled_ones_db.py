@@ -110,7 +110,7 @@ _STATES: dict = {}
 
 
 def test_views_agree_with_tables(db_path):
-    from dicebase.rules.rolled_ones_policies import POLICIES, decide
+    from dicebase.numeric.rolled_ones_policies import POLICIES, decide
 
     (n_states,) = sql(db_path, "SELECT count(*) FROM rolled_ones_states")[0]
     counts = dict(sql(db_path, "SELECT policy, count(*) FROM rolled_ones_policy_actions GROUP BY policy"))
@@ -452,7 +452,7 @@ def test_stored_actions_reproduce_the_stored_win_rates_exactly(db_path):
     from types import SimpleNamespace
 
     from dicebase.builder.rolled_ones.evaluate import evaluate
-    from dicebase.rules.rolled_ones_policies import POLICIES
+    from dicebase.numeric.rolled_ones_policies import POLICIES
     from dicebase.rules.rolled_ones import Rules
 
     v, acts, _, stored = _load_actions(db_path)
@@ -495,7 +495,7 @@ def test_stored_actions_reproduce_the_stored_win_rates_exactly(db_path):
 
 def _play(v, acts, fin, seat_policy, rng):
     """Play games to the end; ``seat_policy[g, s]`` is the policy index of seat s + 1. Returns the winning seat."""
-    from dicebase.rules.rolled_ones_policies import POLICIES, decide
+    from dicebase.numeric.rolled_ones_policies import POLICIES, decide
 
     G, K, D, L = v.goal, v.turn_total_bound, v.dice, v.ones_limit
     n = len(seat_policy)

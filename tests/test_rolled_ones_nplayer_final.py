@@ -191,7 +191,7 @@ def test_policy_costs_three_players_equal_the_evaluation(paths, solutions):
     evaluation with every seat on the stored play gives back every stored turn start within 1e-12, the cycle
     tuples' mixed equilibria included."""
     from dicebase.builder.rolled_ones import nplayer_policies as npp
-    from dicebase.rules.rolled_ones_policies import POLICIES
+    from dicebase.numeric.rolled_ones_policies import POLICIES
 
     sol = solutions[3]
     assert any(rec["kind"] == "mixed" for rec in sol.mixed)

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from dicebase.builder.rolled_ones import nplayer, nplayer_policies as npp
-from dicebase.rules.rolled_ones_policies import POLICIES, decide
+from dicebase.numeric.rolled_ones_policies import POLICIES, decide
 from dicebase.rules.rolled_ones import TIE_TOLERANCE, P_new1s, Rules
 
 TINY = dict(dice=3, ones_limit=2, faces=4)

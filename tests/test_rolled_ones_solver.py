@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dicebase.rules import rolled_ones_policies as pol
+from dicebase.numeric import rolled_ones_policies as pol
 from dicebase.builder.rolled_ones.evaluate import evaluate, final_turn_agrees
 from dicebase.builder.rolled_ones.rules import P_exceed_table, P_new1s_table, reachable_turns
 from dicebase.rules.rolled_ones import P_new1s, Rules

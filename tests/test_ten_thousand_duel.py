@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from numba import njit
 
-from dicebase.rules.dice import rolls
+from dicebase.numeric.dice import rolls
 from dicebase.builder.ten_thousand import twoplayer
 from dicebase.rules.ten_thousand import TEN_THOUSAND
 from dicebase.rules.ten_thousand import legal_keeps, turn_states

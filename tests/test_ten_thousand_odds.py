@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dicebase.rules.dice import rolls
+from dicebase.numeric.dice import rolls
 from dicebase.builder.ten_thousand.odds import odds_rows
 from dicebase.rules.ten_thousand import FARKLE, TEN_THOUSAND
 from dicebase.rules.ten_thousand import classify, dominated_flags, keep_points, legal_keeps

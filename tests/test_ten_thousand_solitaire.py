@@ -8,7 +8,7 @@ import pytest
 
 from dicebase.builder.ten_thousand import heuristic, solitaire
 from dicebase.rules.ten_thousand import FARKLE, TEN_THOUSAND
-from dicebase.rules.ten_thousand.turn import transitions
+from dicebase.numeric.ten_thousand_turn import transitions
 from dicebase.rules.ten_thousand import turn_states
 from dicebase.builder.ten_thousand.solitaire import expected_max_points, flatten
 
@@ -64,7 +64,7 @@ def test_heuristic_turn_is_worse_than_optimal():
 
 def simulate_stored_policy(db, rules: str, turns: int, seed: int) -> np.ndarray:
     """Play `turns` solitaire turns with the policy read from the database (vectorised)."""
-    from dicebase.rules.dice import roll_index
+    from dicebase.numeric.dice import roll_index
 
     states = [(int(n), int(t)) for n, t in db.fetchall(
         "SELECT DISTINCT dice, triple FROM ten_thousand_solitaire WHERE rules = ? ORDER BY triple, dice DESC", (rules,))]

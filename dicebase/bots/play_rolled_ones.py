@@ -172,7 +172,7 @@ class RolledOnesNTurns(_Turns):
 
 class _RolledOnesPolicies:
     """Seed 002's policies in seat m of N, read as the N-player build and ``dicebase tournament`` read them
-    (:func:`dicebase.rules.rolled_ones_policies.human_decisions`: the last seat plays player 2's
+    (:func:`dicebase.numeric.rolled_ones_policies.human_decisions`: the last seat plays player 2's
     cases, the others player 1's, "the opponent" is the leading other seat); tables made on first use."""
 
     def __init__(self, block):
@@ -188,7 +188,7 @@ class _RolledOnesPolicies:
         key = (bot, N, m)
         if key not in self.tables:
             from dicebase.bots.rolled_ones import COLUMNS
-            from dicebase.rules.rolled_ones_policies import POLICIES, human_decisions
+            from dicebase.numeric.rolled_ones_policies import POLICIES, human_decisions
 
             self.tables[key] = human_decisions(POLICIES[COLUMNS[bot]].rule, self.rules, N, m, self.KT)
         lead = max(s for n, s in enumerate(score) if n != m)

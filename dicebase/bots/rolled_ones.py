@@ -4,7 +4,7 @@ Each bot is a roll/hold table over the states ``(p, i, j, k, o)`` read from ``ro
 (``best`` for ``optimal``, ``<policy>_action`` for the others).  Where the table stores no state,
 the bot does what the build assumed: optimal play holds (beyond the turn-total bound it is proven
 to; below it the state is one no turn reaches, or player 2 holding to a certain win); a human
-policy follows its own rule (the algorithm of seed 002, ``dicebase.rules.rolled_ones_policies``,
+policy follows its own rule (the algorithm of seed 002, ``dicebase.numeric.rolled_ones_policies``,
 the few lines the build itself evaluated).  Player 2's final turn (player 1 ended at the goal) is
 played by every bot as the build plays it: roll until ahead, then hold (``rolled_ones_p_exceed``).
 
@@ -81,7 +81,7 @@ class RolledOnes:
         G, KT, L = self.G, self.KT, self.L
         col = COLUMNS[bot]
         if col:
-            from dicebase.rules.rolled_ones_policies import POLICIES, decide
+            from dicebase.numeric.rolled_ones_policies import POLICIES, decide
 
             p = np.arange(1, 3).reshape(2, 1, 1, 1, 1)
             i = np.arange(G).reshape(1, G, 1, 1, 1)

@@ -8,7 +8,7 @@ above-the-bar rows ``rolled_ones_final_turns`` and the first-passage chances of 
 cycle tuple's randomising state it rolls with the stored probability (``rolled_ones_mixing``):
 weighted exactly in the recursion, drawn in simulation.  Its final turn follows the stored
 ``best`` above the bar.  Seed 002's human policies read for N players as the build reads them
-(``dicebase.rules.rolled_ones_policies.human_decisions``: the last seat plays player 2's
+(``dicebase.numeric.rolled_ones_policies.human_decisions``: the last seat plays player 2's
 cases, the others player 1's, "opponent" is the leading other player); on a final turn they roll
 until above the bar, then hold.  With N = 2 this is the two-player game of ``rolled_ones.py`` (a
 test checks that both give the same values).
@@ -293,7 +293,7 @@ class RolledOnesN:
         """roll[i, lead, k, o] (k <= K + TAIL) of seed 002's policy ``bot`` in seat m, read for N players."""
         key = (bot, m)
         if key not in self._human:
-            from dicebase.rules.rolled_ones_policies import POLICIES, human_decisions
+            from dicebase.numeric.rolled_ones_policies import POLICIES, human_decisions
 
             self._human[key] = human_decisions(POLICIES[COLUMNS[bot]].rule, self.rules, self.N, m, self.KT)
         return self._human[key]

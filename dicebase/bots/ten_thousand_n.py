@@ -19,7 +19,7 @@ the leader in order, each by its own bot (the optimal one by :func:`~dicebase.bo
 over its own stored values, the last one by ``P_exceed``; a fixed bot by its distribution of the points it ends
 above the bar, from the max-dice keeps).  Where a fixed bot banks further above the others than the stored final
 round reaches (``deficits`` of ``ten_thousand_players``), the optimal seat's values there are extended by the same
-equations: ``P_exceed`` from the rules (:func:`dicebase.rules.ten_thousand.turn.exceed_table`, equal to the
+equations: ``P_exceed`` from the rules (:func:`dicebase.numeric.ten_thousand_turn.exceed_table`, equal to the
 stored rows where both exist) and, for 4 players, ``Phi_2`` of two optimal seats recomputed by the final-turn
 kernel; its final turn there banks as soon as it is above the bar, as the lookups' "forced" rule says past the
 stored deficits.  With every seat ``optimal`` :meth:`exact` is the stored turn start of seat 1 at scores 0, and
@@ -213,7 +213,7 @@ class TenThousandN(Play):
         have = self.pexc_stored
         if stored and top < len(have):
             return have[: top + 1].copy()
-        from dicebase.rules.ten_thousand.turn import exceed_table
+        from dicebase.numeric.ten_thousand_turn import exceed_table
 
         E = exceed_table(self.rules, top + 1)  # E[need, class]: gain at least need units
         out = E[1: top + 2, self.mv["c0"]].astype(float)
@@ -236,7 +236,7 @@ class TenThousandN(Play):
 
     @cached_property
     def _max_dice(self):
-        from dicebase.rules.ten_thousand.turn import max_dice_flat
+        from dicebase.numeric.ten_thousand_turn import max_dice_flat
 
         return max_dice_flat(self.rules)
 

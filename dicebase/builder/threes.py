@@ -54,7 +54,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from dicebase.rules.dice import rolls
+from dicebase.numeric.dice import rolls
 from dicebase.layout import threes as layout
 from dicebase.rules.threes import (  # noqa: F401  (MAX_PLAYERS, VARIANTS, sort_roll: part of this module's surface)
     DEFAULT_OPTIONS, GAME, MAX_PLAYERS, TEST_OPTIONS, TIE_RULES, TOL, VARIANTS, Rules, check_options,

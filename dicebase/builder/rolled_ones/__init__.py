@@ -2,7 +2,7 @@
 
 Modules: :mod:`.rules` (rule parameters, ``P_new1s``, ``P_exceed``),
 :mod:`.solver` (``P_roll``, ``P_hold``, ``P`` solved exactly by score-sum
-levels), :mod:`dicebase.rules.rolled_ones_policies` (seed 002's Algorithms 1-4), :mod:`.evaluate`
+levels), :mod:`dicebase.numeric.rolled_ones_policies` (seed 002's Algorithms 1-4), :mod:`.evaluate`
 (each policy against the optimal player, both seats), :mod:`.nplayer` (N players, issue 21)
 and :mod:`.nplayer_build` (its tables).  ``build`` writes the
 tables of :mod:`dicebase.schema.rolled_ones`; docs/rolled_ones.md is the guide.
@@ -14,7 +14,7 @@ import numpy as np
 
 from dicebase.builder.rolled_ones.evaluate import evaluate as evaluate_policies
 from dicebase.builder.rolled_ones.evaluate import final_turn_agrees
-from dicebase.rules.rolled_ones_policies import POLICIES
+from dicebase.numeric.rolled_ones_policies import POLICIES
 from dicebase.builder.rolled_ones.rules import P_new1s_table, reachable_turns
 from dicebase.builder.rolled_ones.solver import Solution, solve
 from dicebase.layout import rolled_ones as layout

@@ -31,7 +31,7 @@ from typing import Callable
 
 import numpy as np
 
-from dicebase.rules.rolled_ones_policies import decide
+from dicebase.numeric.rolled_ones_policies import decide
 from dicebase.builder.rolled_ones.rules import P_exceed_table
 from dicebase.rules.rolled_ones import Rules
 from dicebase.builder.rolled_ones.solver import (

@@ -80,7 +80,7 @@ def write_policy_costs(ctx, name: str, sol: nplayer.Solution, modes) -> None:
     """Each seed 002 human policy in each seat of ``sol``'s game, in each reading of ``modes``
     (``rolled_ones_policy_costs``; :data:`.nplayer_policies.MODES`)."""
     from dicebase.builder.rolled_ones.nplayer_policies import policy_costs
-    from dicebase.rules.rolled_ones_policies import POLICIES
+    from dicebase.numeric.rolled_ones_policies import POLICIES
 
     N = sol.spec.players
     rows = []

@@ -52,7 +52,7 @@ from dicebase.builder.rolled_ones.nplayer_final import Finals, solve_finals
 from dicebase.builder.rolled_ones.nplayer_spec import Spec, first_passage, outcomes, reach_mask
 from dicebase.builder.equilibrium import resolve_cycle
 from dicebase.rules.rolled_ones import POLICY_MODES, TIE_TOLERANCE, Rules
-from dicebase.rules.rolled_ones_policies import POLICIES, human_decisions, policy_role
+from dicebase.numeric.rolled_ones_policies import POLICIES, human_decisions, policy_role
 
 
 @dataclass

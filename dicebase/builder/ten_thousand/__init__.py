@@ -45,7 +45,7 @@ def options_for_variants(options: dict, names: list[str]) -> dict:
 
 def build(ctx, options: dict) -> None:
     from . import heuristic, odds, solitaire, twoplayer
-    from dicebase.rules.ten_thousand.turn import min_turn_totals, transitions
+    from dicebase.numeric.ten_thousand_turn import min_turn_totals, transitions
 
     rule_sets, duel_sets, goal_option = check_options(options)
     for rs in rule_sets:

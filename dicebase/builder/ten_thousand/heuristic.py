@@ -23,7 +23,7 @@ import math
 import numpy as np
 
 from dicebase.rules.ten_thousand import RuleSet, turn_states
-from dicebase.rules.ten_thousand.turn import Flat, class_sum, max_dice_flat
+from dicebase.numeric.ten_thousand_turn import Flat, class_sum, max_dice_flat
 
 from .solitaire import bank_minimum_units, bonus_chain, bonus_class
 

@@ -46,9 +46,9 @@ class Moves:
 
 @lru_cache(maxsize=None)
 def moves(rules: RuleSet) -> Moves:
-    """:func:`~dicebase.rules.ten_thousand.turn.transitions` (every keep: no pruning, as the two-player game) with each
+    """:func:`~dicebase.numeric.ten_thousand_turn.transitions` (every keep: no pruning, as the two-player game) with each
     group's keeps reordered by :func:`keep_priority`."""
-    from dicebase.rules.ten_thousand.turn import flatten, transitions
+    from dicebase.numeric.ten_thousand_turn import flatten, transitions
 
     fl = flatten(transitions(rules, prune=False))
     op = fl.opt_pts.copy()

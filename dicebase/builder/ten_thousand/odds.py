@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from dicebase.rules.dice import rolls
+from dicebase.numeric.dice import rolls
 from dicebase.layout.ten_thousand import KEEPS, ROLLS
 from dicebase.rules.ten_thousand.scoring import NO_SCORE_BONUS
 from dicebase.rules.ten_thousand import (

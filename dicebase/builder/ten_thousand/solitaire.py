@@ -23,10 +23,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dicebase.rules.dice import rolls
+from dicebase.numeric.dice import rolls
 from dicebase.rules.ten_thousand import RuleSet, dominated_flags, legal_keeps, roll_states, turn_states
 from dicebase.rules.ten_thousand.scoring import bonus_chain_bound
-from dicebase.rules.ten_thousand.turn import Flat, class_sum, flatten, transitions
+from dicebase.numeric.ten_thousand_turn import Flat, class_sum, flatten, transitions
 
 
 def expected_max_points(rules: RuleSet) -> np.ndarray:

@@ -51,7 +51,7 @@ import numpy as np
 
 from dicebase.rules.ten_thousand import RuleSet
 
-from dicebase.rules.ten_thousand.turn import class_sum, exceed_table, flatten, max_dice_flat, transitions, turn_states
+from dicebase.numeric.ten_thousand_turn import class_sum, exceed_table, flatten, max_dice_flat, transitions, turn_states
 
 from .solitaire import bank_minimum_units
 

@@ -13,7 +13,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from dicebase.rules.dice import rolls
+from dicebase.numeric.dice import rolls
 from dicebase.rules.ten_thousand import RuleSet, dominated_flags, legal_keeps, turn_states
 
 
