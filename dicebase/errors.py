@@ -397,7 +397,8 @@ def foreign_checkpoint(path, why: str) -> BadInput:
     import shlex
 
     directory = os.path.dirname(str(path))
-    return BadInput(f"refused the checkpoint {clip(str(path), 200)}: {why}; a build never writes such a file, "
+    return BadInput(f"refused the checkpoint {os.path.basename(str(path))} in {clip(directory, 200)}: {why}; a build "
+                    "never writes such a file, "
                     f"so it was not read: remove {shlex.quote(directory)} (or build without --resume)")
 
 

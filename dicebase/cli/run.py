@@ -157,9 +157,11 @@ def _fail(message: str, code: int) -> None:
     head, tail = (line[: remedy.start()], line[remedy.start():]) if remedy else (line, "")
     if len(tail) > _REMEDY_LIMIT:
         head, tail = line, ""
-    # echoed input (a 5,000-digit die, a 300-character path) is cut to a readable length; the command
-    # that fixes the error is not (issue 34: a cut rebuild hint lost the very option it was for)
-    head = re.sub(r"\S{121,}", lambda m: f"{m.group(0)[:80]}...({len(m.group(0))} characters)", head)
+    # echoed input (a 5,000-digit die, a 300-character path) is cut to a readable length, keeping both
+    # ends (a path's file name is at its end); the command that fixes the error is not cut (issue 34: a
+    # cut rebuild hint lost the very option it was for)
+    head = re.sub(r"\S{121,}", lambda m: f"{m.group(0)[:40]}...({len(m.group(0))} characters)...{m.group(0)[-60:]}",
+                  head)
     if len(head) > 1000:
         head = head[:1000] + "..."
     line = head + tail
