@@ -1,9 +1,12 @@
-"""Checks shared by every game's read API (whole numbers, names, the start of ``hold()``).
+"""Checks shared by every game's read API (whole numbers, names, the start of ``hold()``), and the
+N-player action every game's lookups answer with (:class:`NAction`).
 
 The exceptions live in :mod:`dicebase.errors`; they are importable from here as well.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 from dicebase.errors import (  # noqa: F401  (re-exported: dicebase.query.base was their home)
     BadInput,
@@ -93,6 +96,19 @@ def player_count(players, counts: tuple[int, ...]) -> int:
     if n not in counts:
         raise BadInput(f"players must be {counts[0]}..{counts[-1]}, got {n}")
     return n
+
+
+@dataclass(frozen=True)
+class NAction:
+    """One action at an N-player state before a roll (``roll``, or ``hold``/``bank`` as the game calls it),
+    with the win probability of the mover and of every seat when it is taken and every seat plays on optimally."""
+
+    action: str
+    p_win: float  # the mover's win probability with this action
+    p_wins: tuple[float, ...]  # every seat's win probability with this action, in seat order
+
+    def as_dict(self) -> dict:
+        return {"action": self.action, "p_win": self.p_win, "p_wins": list(self.p_wins)}
 
 
 def first(rows: list[tuple]) -> tuple | None:

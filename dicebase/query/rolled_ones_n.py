@@ -27,7 +27,7 @@ from functools import cached_property, lru_cache, partial
 from dicebase.errors import too_many_players
 from dicebase.layout import rolled_ones as layout
 from dicebase.query import base
-from dicebase.query.base import BadInput, NotInDatabase, player_count, whole_number
+from dicebase.query.base import BadInput, NAction, NotInDatabase, player_count, whole_number
 from dicebase.query.blocks import Found
 from dicebase.query.metadata import has_relation
 from dicebase.rules.rolled_ones import (
@@ -60,16 +60,6 @@ class Block:
     @property
     def key(self) -> tuple[str, int]:
         return (self.variant, self.players)
-
-
-@dataclass(frozen=True)
-class NAction:
-    action: str  # "roll" or "hold"
-    p_win: float  # the mover's win probability with this action, every seat optimal after
-    p_wins: tuple[float, ...]  # every seat's win probability with this action
-
-    def as_dict(self) -> dict:
-        return {"action": self.action, "p_win": self.p_win, "p_wins": list(self.p_wins)}
 
 
 @dataclass(frozen=True)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 
+from dicebase.query.base import NAction  # noqa: F401  (the N-player answers below hold it)
 from dicebase.rules.ten_thousand import FACES, roll_multisets
 
 EXPECTED = "expected_banked_points"
@@ -184,18 +185,6 @@ class PenaltyState(State):
 
 
 # --------------------------------------------------------------------------- N players (issue 21)
-@dataclass(frozen=True)
-class NAction:
-    """One action at an N-player pre-roll state: ``roll`` or ``bank``."""
-
-    action: str
-    p_win: float  # the mover's win probability with this action, every seat optimal after
-    p_wins: tuple[float, ...]  # every seat's win probability with this action
-
-    def as_dict(self) -> dict:
-        return {"action": self.action, "p_win": self.p_win, "p_wins": list(self.p_wins)}
-
-
 @dataclass(frozen=True)
 class NState:
     """Optimal (equilibrium) play at an N-player pre-roll state: every legal action with its win vector."""
