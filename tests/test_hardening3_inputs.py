@@ -9,6 +9,7 @@ command in its own process (``python -m dicebase``), input piped to ``dicebase p
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -31,6 +32,21 @@ def dicebase(*args, input: str | None = None, timeout: float = 120) -> subproces
     env.pop("DICEBASE_DEBUG", None)
     return subprocess.run([sys.executable, "-m", "dicebase", *map(str, args)], input=input, capture_output=True,
                           text=True, timeout=timeout, env=env, cwd=ROOT)
+
+
+@contextlib.contextmanager
+def serving(db):
+    """A real ``dicebase serve`` of ``db`` on a free loopback port: its base URL; stopped afterwards."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.Popen([sys.executable, "-m", "dicebase", "serve", "--host", "127.0.0.1", "--port", "0", "--db",
+                             f"duckdb:///{db}"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        line = proc.stdout.readline()
+        assert " at http://" in line, line + proc.stderr.read()
+        yield line.split(" at ")[1].split("/ ")[0]
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
 
 
 def one_error_line(proc: subprocess.CompletedProcess, code: int = 2) -> str:
@@ -314,13 +330,7 @@ def test_the_http_api_refuses_the_same_texts(built_db):
     import urllib.request
 
     db = built_db(("ten_thousand",))
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    proc = subprocess.Popen([sys.executable, "-m", "dicebase", "serve", "--host", "127.0.0.1", "--port", "0", "--db",
-                             f"duckdb:///{db}"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
-    try:
-        line = proc.stdout.readline()
-        assert " at http://" in line, line + proc.stderr.read()
-        base = line.split(" at ")[1].split("/ ")[0]
+    with serving(db) as base:
         cases = [({"scores": "1_0,0,0", "player": "1"}, "scores must be whole numbers separated by commas"),
                  ({"scores": "\uff11,0,0", "player": "1"}, "scores must be whole numbers separated by commas"),
                  ({"scores": "300,0,0", "player": "1", "farkles": "a,b"}, "--farkles must be counts"),
@@ -332,9 +342,6 @@ def test_the_http_api_refuses_the_same_texts(built_db):
                 urllib.request.urlopen(f"{base}/api/v1/ten-thousand/state?{query}", timeout=30)
             assert info.value.code == 400, (params, info.value.code)
             assert says in json.load(info.value)["error"], params
-    finally:
-        proc.terminate()
-        proc.wait(timeout=30)
 
 
 try:
@@ -427,13 +434,7 @@ def test_the_pages_say_the_values(our_table):
     import urllib.request
 
     _, db = our_table
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    proc = subprocess.Popen([sys.executable, "-m", "dicebase", "serve", "--host", "127.0.0.1", "--port", "0", "--db",
-                             f"duckdb:///{db}"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
-    try:
-        line = proc.stdout.readline()
-        assert " at http://" in line, line + proc.stderr.read()
-        base = line.split(" at ")[1].split("/ ")[0]
+    with serving(db) as base:
         with urllib.request.urlopen(f"{base}/", timeout=60) as reply:
             home = html.unescape(reply.read().decode())
         row = home.split("<td>our-table</td>", 1)[1].split("</tr>", 1)[0]
@@ -441,9 +442,6 @@ def test_the_pages_say_the_values(our_table):
         with urllib.request.urlopen(f"{base}/ten-thousand?rules=our-table", timeout=60) as reply:
             page = html.unescape(reply.read().decode())
         says_750_not_1500(page)
-    finally:
-        proc.terminate()
-        proc.wait(timeout=30)
 
 
 def test_a_description_of_ones_own_and_a_presets_own_are_kept(tmp_path):
