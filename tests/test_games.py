@@ -18,13 +18,13 @@ def test_every_list_of_games_is_the_descriptors():
     from dicebase.query.games import QUERIES
     from dicebase.web import pages, warm
 
-    assert NAMES == ["threes", "rolled_ones", "ten_thousand"]
+    assert NAMES == ["threes", "rolled_ones", "ten_thousand", "pig"]
     assert list(rules.GAMES) == list(schema.GAME_SCHEMAS) == list(registry.GAMES) == list(QUERIES) == NAMES
     assert list(GAME_GROUPS) == games.cli_names() and set(GAME_GROUPS) <= READ_ONLY_COMMANDS
-    assert [key for key, *_ in pages.GAMES] == NAMES
+    assert [key for key, *_ in pages.GAMES] == games.names("pages")
     assert set(warm.HELD_GAMES) == {"rolled_ones", "ten_thousand"}
     assert {spec.game for spec in plots.FIGURES.values()} == set(games.names("figures"))
-    assert [games.game(n).cli_name for n in NAMES] == ["threes", "rolled-ones", "ten-thousand"]
+    assert [games.game(n).cli_name for n in NAMES] == ["threes", "rolled-ones", "ten-thousand", "pig"]
     assert games.game("Rolled-Ones") is games.game("rolled_ones")
 
 
@@ -40,7 +40,8 @@ def test_each_game_module_implements_its_layer(name):
     assert isinstance(games.load(name, "cli").group, click.Group)
     assert games.load(name, "cli").group.name == games.game(name).cli_name
     assert isinstance(games.load(name, "schema").VIEWS, (list, tuple))
-    assert callable(games.load(name, "pages"))
+    if games.game(name).pages:  # a game may have no page yet (Pig, issue 31)
+        assert callable(games.load(name, "pages"))
 
 
 def test_a_registered_game_joins_every_live_list_and_leaves_again():

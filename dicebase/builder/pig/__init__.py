@@ -1,0 +1,134 @@
+"""Pig (issue 31): every state's win probabilities and optimal action for any number of players, and the
+simple policies' costs.  :mod:`.solver` solves (the shared level loop and equilibrium engine with Pig's
+turn, :mod:`dicebase.rules.pig_turn`, compiled in :mod:`.kernels`); ``build`` writes the tables of
+:mod:`dicebase.schema.pig` in the order of :mod:`dicebase.layout.pig`.  docs/pig.md is the guide.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from dicebase.builder.pig import solver
+from dicebase.layout import pig as layout
+from dicebase.rules.pig import (  # noqa: F401  (DEFAULT/TEST_OPTIONS, validate_options: the builder contract)
+    DEFAULT_OPTIONS, MAX_PLAYERS, POLICIES, RULES_TEXT, TEST_OPTIONS, Rules, player_counts, validate_options,
+    variants, words,
+)
+
+#: Rows per append of the turn starts (bounded memory for the large blocks).
+CHUNK_ROWS = 1_000_000
+
+
+def build(ctx, options: dict) -> None:
+    """Solve every variant for every number of players built, in (variant, players) order (key order)."""
+    players = player_counts(options)
+    policy_players = player_counts(options, "policy_players")
+    ctx.write("pig_policies", {
+        "policy": np.array(list(POLICIES), dtype=object),
+        "title": np.array([p.title for p in POLICIES.values()], dtype=object),
+        "definition": np.array([p.definition for p in POLICIES.values()], dtype=object),
+    })
+    for name, rules in variants(options):
+        ctx.variant(name, rules={"goal": rules.goal, "faces": rules.faces, "bust_face": rules.bust_face,
+                                 "scores": list(rules.scores), "players": list(players)},
+                    solver={"tie_tolerance": solver.TIE_TOLERANCE, "equilibrium_tolerance": solver.EQUILIBRIUM_TOLERANCE,
+                            "ties": "hold when rolling does not beat holding by more than tie_tolerance "
+                                    "(hold before roll); never hold at turn total 0",
+                            "convergence": "exact: policy iteration stops when every seat's policy is kept"})
+        ctx.write("pig_variants", {
+            "variant": np.array([name], dtype=object), "goal": np.array([rules.goal]),
+            "faces": np.array([rules.faces]), "bust_face": np.array([rules.bust_face]),
+            "scores": np.array([",".join(str(s) for s in rules.scores)], dtype=object),
+            "description": np.array([" ".join(words(rules))], dtype=object),
+        })
+        for N in players:
+            with ctx.step(f"pig {name}: {N} players at goal {rules.goal} (turn starts, policy cycles)"):
+                sol = solver.solve(rules, N, runner=ctx.levels)
+            with ctx.step(f"pig {name}: {N} players, write tables"):
+                write(ctx, name, sol)
+            ctx.note(f"{name}.players{N}", {
+                "tie_tolerance": sol.stats["tie_tolerance"],
+                "equilibrium_tolerance": sol.stats["equilibrium_tolerance"],
+                "cycle_tuples": sol.stats["cycle_tuples"], "mixed_tuples": sol.stats["mixed_tuples"],
+                "max_indifference_residual": sol.stats["max_indifference_residual"],
+                "cycles": [{"scores": rec["scores"], "kind": rec["kind"],
+                            "randomising": [{"seat": m + 1, "turn_totals": states, "p_roll": q}
+                                            for m, states, q in rec["randomising"]]} for rec in sol.mixed],
+                "p_win_seats": [float(x) for x in sol.start_at((0,) * N)[0]],
+                "seconds": sol.stats["seconds"], "bytes_start": sol.stats["bytes_start"],
+            })
+            if N in policy_players:
+                with ctx.step(f"pig {name}: {N} players, simple policies against the equilibrium"):
+                    write_policies(ctx, name, sol)
+
+
+def write(ctx, name: str, sol: solver.Solution) -> None:
+    """The (variant, players) block of ``pig_players``, ``pig_turn_starts`` (seat-major, then the tuple
+    index: :func:`dicebase.layout.pig.start_position`), the cycle tuples and their mixing."""
+    G, N = sol.rules.goal, sol.players
+    st = sol.stats
+    ctx.write("pig_players", {
+        "variant": np.array([name], dtype=object), "players": np.array([N]),
+        "tie_tolerance": np.array([st["tie_tolerance"]]), "equilibrium_tolerance": np.array([st["equilibrium_tolerance"]]),
+        "score_tuples": np.array([st["tuples"]]), "cycle_tuples": np.array([st["cycle_tuples"]]),
+        "mixed_tuples": np.array([st["mixed_tuples"]]), "seconds": np.array([float(st["seconds"])]),
+        "description": np.array([RULES_TEXT.format(players=N, words=" ".join(words(sol.rules)),
+                                                   tie=f"{st['tie_tolerance']:g}")], dtype=object),
+    })
+    T = G**N
+    rows = 0
+    for m in range(N):
+        for a in range(0, T, CHUNK_ROWS):
+            idx = np.arange(a, min(a + CHUNK_ROWS, T), dtype=np.int64)
+            cols = {"variant": name, "players": N, "seat": np.full(len(idx), m + 1, dtype=np.int64)}
+            for n in range(MAX_PLAYERS):
+                cols[layout.SCORES[n]] = (idx // G ** (N - 1 - n)) % G if n < N else 0
+                cols[layout.WINS[n]] = sol.start[idx, m, n] if n < N else 0.0
+            ctx.write(layout.TURN_STARTS, cols)
+            rows += len(idx)
+    assert rows == layout.start_rows(G, N), (name, N, rows)
+
+    recs = sorted(sol.mixed, key=lambda rec: rec["scores"])
+    if recs:
+        cols = {"variant": name, "players": N,
+                "kind": np.array([rec["kind"] for rec in recs], dtype=object),
+                "randomising_seats": np.array([len(rec["randomising"]) for rec in recs]),
+                "cycle_length": np.array([rec["cycle_length"] for rec in recs]),
+                "residual": np.array([rec["residual"] for rec in recs])}
+        for n in range(MAX_PLAYERS):
+            cols[layout.SCORES[n]] = np.array([rec["scores"][n] if n < N else 0 for rec in recs])
+        ctx.write("pig_cycle_tuples", cols)
+    mix = []
+    for rec in recs:
+        for m, states, q in rec["randomising"]:
+            qs = q if isinstance(q, list) else [q] * len(states)
+            for k, p in zip(states, qs):
+                mix.append((*rec["scores"], *([0] * (MAX_PLAYERS - N)), m + 1, k, float(p)))
+    mix.sort()
+    if mix:
+        cols = {"variant": name, "players": N}
+        for n, column in enumerate((*layout.SCORES, "seat", "k")):
+            cols[column] = np.array([row[n] for row in mix], dtype=np.int64)
+        cols["p_roll"] = np.array([row[-1] for row in mix])
+        ctx.write("pig_mixing", cols)
+
+
+def write_policies(ctx, name: str, sol: solver.Solution) -> None:
+    """``pig_policy_wins``: each simple policy in each seat, the others playing the stored equilibrium."""
+    N = sol.players
+    rows = []
+    for pname in sorted(POLICIES):
+        policy = POLICIES[pname]
+        for seat in range(N):
+            start = solver.evaluate_policy(sol, seat, policy.kind, policy.param)
+            rows.append((pname, seat + 1, start[0, 0]))
+    cols = {"variant": name, "players": N,
+            "policy": np.array([r[0] for r in rows], dtype=object),
+            "seat": np.array([r[1] for r in rows]),
+            "p_win": np.array([r[2][r[1] - 1] for r in rows])}
+    for n in range(MAX_PLAYERS):
+        cols[layout.WINS[n]] = np.array([r[2][n] if n < N else 0.0 for r in rows])
+    ctx.write("pig_policy_wins", cols)
+
+
+__all__ = ["build", "write", "write_policies", "DEFAULT_OPTIONS", "TEST_OPTIONS", "validate_options"]

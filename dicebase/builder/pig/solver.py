@@ -1,0 +1,213 @@
+"""Optimal (equilibrium) play of Pig for any number of players >= 2, solved exactly (issue 31).
+
+One solver for every N (two players is not a second one): the score tuples of one score-sum level depend
+only on higher levels (a hold raises the sum; a bust keeps the tuple and passes the turn), so the shared
+level loop (:mod:`dicebase.builder.levels`) solves levels from ``N (G - 1)`` down to 0, and within a tuple
+the shared equilibrium engine (:mod:`dicebase.builder.equilibrium`) runs policy iteration on the N-cycle of
+turn starts with Pig's turn (:func:`dicebase.rules.pig_turn.turn`, compiled in :mod:`.kernels`), each
+seat's turn affine in what a bust leaves it.  Tuples whose best responses cycle (three or more players,
+``../shared/N-PLAYERS.md``) go to :func:`~dicebase.builder.equilibrium.resolve_cycle`: a pure equilibrium
+among the cycle's policies, else a mixed one, recorded as in Great Rolled Ones.
+
+The simple policies (:func:`evaluate_policy`): one seat plays a fixed policy, the others the stored
+equilibrium (they do not adapt), through the same levels (a fixed profile instead of a best response).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from dicebase.builder.equilibrium import (
+    EQUILIBRIUM_TOLERANCE, MAX_ITERATIONS, resolve_cycle, score_sum_levels, tuple_strides,
+)
+from dicebase.rules.pig import TIE_TOLERANCE, Rules
+
+
+@dataclass
+class LevelInputs:
+    """What a chunk of one level reads: the rules, the number of players and the turn starts of higher
+    levels (``start[idx, m, e]``)."""
+
+    rules: Rules
+    players: int
+    start: np.ndarray
+    tie_tolerance: float = TIE_TOLERANCE
+    max_iterations: int = MAX_ITERATIONS
+
+    @property
+    def strides(self) -> np.ndarray:
+        return tuple_strides(self.rules.goal, self.players)
+
+    @property
+    def gains(self) -> np.ndarray:
+        return np.array(self.rules.gains, dtype=np.int64)
+
+
+@dataclass
+class ChunkResult:
+    """Values of one chunk of tuples (``values[t, m, :]``), ``status[t]`` (0 by policy iteration, 1 cycle
+    resolved), ``evaluations[t]`` and one record per cycle tuple (``mixed``)."""
+
+    tuples: np.ndarray
+    values: np.ndarray
+    status: np.ndarray
+    evaluations: np.ndarray
+    mixed: list
+
+
+def solve_tuples(inputs: LevelInputs, tuples: np.ndarray, workers: int | None = None) -> ChunkResult:
+    """Solve the tuples ``tuples`` (all of one score-sum level) given the higher levels in ``inputs.start``."""
+    from numba import get_num_threads
+
+    from dicebase.builder.pig import kernels as kern
+
+    r, N = inputs.rules, inputs.players
+    tuples = np.ascontiguousarray(tuples, dtype=np.int64)
+    n = len(tuples)
+    values = np.zeros((n, N, N))
+    status = np.zeros(n, dtype=np.int64)
+    evals = np.zeros(n, dtype=np.int64)
+    if n:
+        kern.solve_tuples(tuples, N, r.goal, inputs.tie_tolerance, inputs.max_iterations, inputs.strides,
+                          r.p_face, r.p_bust, inputs.gains, inputs.start, values, status, evals,
+                          workers or get_num_threads())
+    mixed = []
+    for t in np.flatnonzero(status != kern.CONVERGED):
+        record, vals = resolve(inputs, int(tuples[t]))
+        values[t] = vals
+        mixed.append(record)
+        status[t] = 1
+    return ChunkResult(tuples, values, status, evals, mixed)
+
+
+def store_level(inputs: LevelInputs, tuples: np.ndarray, values: np.ndarray) -> None:
+    """Write one level's values into ``inputs.start``."""
+    inputs.start[tuples] = values
+
+
+def seat_turn(inputs: LevelInputs, idx: int, start: np.ndarray | None = None, mix: dict | None = None):
+    """``turn(m, beta) -> (A0, c0, decisions, interval)``: seat ``m``'s turn at tuple ``idx`` (the engine's
+    :data:`~dicebase.builder.equilibrium.Turn`), holds read from ``start`` (default the solve's);
+    ``mix[m]``: fixed roll probabilities of seat ``m`` by turn total."""
+    from dicebase.builder.pig import kernels as kern
+
+    r, N, G = inputs.rules, inputs.players, inputs.rules.goal
+    start = inputs.start if start is None else start
+    H = np.zeros((N, G, N))
+    kern.fill_hold(idx, N, G, inputs.strides, start, H)
+
+    def turn(m: int, beta: float):
+        A, c, dec, ivl, rv = np.zeros((G, N)), np.zeros(G), np.zeros(G), np.zeros(2), np.zeros(N)
+        fixed = np.full(G, -1.0) if mix is None or m not in mix else mix[m]
+        kern.seat_turn(idx, m, N, G, inputs.strides, beta, inputs.tie_tolerance, r.p_face, r.p_bust, inputs.gains,
+                       H, fixed, rv, A, c, dec, ivl)
+        return A[0].copy(), float(c[0]), dec, ivl
+
+    return turn
+
+
+def _randomising(m: int, d0: np.ndarray, d1: np.ndarray, q: float) -> tuple:
+    """A randomising seat's entry of a cycle record: ``(m, [k, ...], p_roll)``, the turn totals where its two
+    policies differ and the probability of rolling there."""
+    states = [int(k) for k in np.flatnonzero(d0 != d1)]
+    roll_q = [q if d1[k] == 1.0 else 1.0 - q for k in states]
+    return (m, states, roll_q[0] if len(set(roll_q)) == 1 else roll_q)
+
+
+def resolve(inputs: LevelInputs, idx: int, all_equilibria: bool = False):
+    """An equilibrium of a tuple whose policy iteration cycled: the shared search with Pig's turn."""
+    return resolve_cycle(seat_turn(inputs, idx), inputs.start, idx, inputs.rules.goal, inputs.strides,
+                         max_iterations=inputs.max_iterations, selection="mixed", describe_mixing=_randomising,
+                         all_equilibria=all_equilibria)
+
+
+@dataclass
+class Solution:
+    """A solve: ``start[idx, m, e]`` (:meth:`start_at` by scores), the cycle tuples' records, stats."""
+
+    rules: Rules
+    players: int
+    start: np.ndarray
+    mixed: list
+    stats: dict = field(default_factory=dict)
+
+    def index(self, scores) -> int:
+        return int(sum(int(s) * int(st) for s, st in zip(scores, tuple_strides(self.rules.goal, self.players))))
+
+    def start_at(self, scores) -> np.ndarray:
+        return self.start[self.index(scores)]
+
+    def mixing(self) -> dict:
+        """``{(idx, m): q[k]}``: the stored roll probabilities of each randomising seat (-1: not mixed)."""
+        out = {}
+        for rec in self.mixed:
+            for m, states, q in rec["randomising"]:
+                qs = q if isinstance(q, list) else [q] * len(states)
+                row = out.setdefault((rec["index"], m), np.full(self.rules.goal, -1.0))
+                for k, p in zip(states, qs):
+                    row[k] = p
+        return out
+
+
+def solve(rules: Rules, players: int, *, tie_tolerance: float = TIE_TOLERANCE, chunk: int | None = None,
+          workers: int | None = None, runner=None, progress=None) -> Solution:
+    """Solve Pig for ``players`` seats under ``rules``: every score tuple below the goal, every seat to move.
+    ``runner``: a :class:`dicebase.builder.levels.Levels` (default: this process, ``chunk``/``workers``).
+    Bit-identical whatever runs the levels."""
+    from dicebase.builder import levels as level_loop
+
+    G, N = rules.goal, players
+    t0 = time.perf_counter()
+    start = np.zeros((G**N, N, N))
+    inputs = LevelInputs(rules, N, start, tie_tolerance)
+    mixed: list = []
+    evaluations = 0
+
+    def absorb(res: ChunkResult) -> None:
+        nonlocal evaluations
+        mixed.extend(res.mixed)
+        evaluations += int(res.evaluations.sum())
+
+    problem = level_loop.Problem(f"pig {N} players, goal {G}", inputs, score_sum_levels(G, N), solve_tuples,
+                                 store_level, {"game": "pig", "rules": repr(rules), "players": N,
+                                               "tie_tolerance": tie_tolerance})
+    loop = level_loop.run(problem, absorb, levels=runner, chunk=chunk, threads=workers, progress=progress)
+    mixed.sort(key=lambda rec: rec["index"])
+    stats = {
+        "players": N, "goal": G, "tuples": G**N, "turn_starts": G**N * N, "tie_tolerance": tie_tolerance,
+        "equilibrium_tolerance": EQUILIBRIUM_TOLERANCE, "max_iterations": inputs.max_iterations,
+        "turn_evaluations": evaluations, "cycle_tuples": len(mixed),
+        "mixed_tuples": sum(1 for rec in mixed if rec["kind"] == "mixed"),
+        "max_indifference_residual": max((rec["residual"] for rec in mixed), default=0.0),
+        "seconds": round(time.perf_counter() - t0, 3), "bytes_start": int(start.nbytes),
+        "levels": {k: loop[k] for k in ("runner", "levels_solved", "levels_resumed")},
+    }
+    return Solution(rules, N, start, mixed, stats)
+
+
+def evaluate_policy(sol: Solution, seat: int, kind: int, param: int, workers: int | None = None) -> np.ndarray:
+    """The turn starts ``start[idx, m, e]`` when 0-based ``seat`` plays the simple policy (``kind``,
+    ``param``: :func:`dicebase.rules.pig_turn.policy_rolls`) and every other seat the stored equilibrium,
+    level by level (every decision fixed: each tuple's cycle solved once)."""
+    from numba import get_num_threads
+
+    from dicebase.builder.pig import kernels as kern
+
+    r, N, G = sol.rules, sol.players, sol.rules.goal
+    mixing = sol.mixing()
+    keys = sorted(mixing)
+    mix_keys = np.array([idx * N + m for idx, m in keys], dtype=np.int64)
+    mix_q = np.array([mixing[key] for key in keys]).reshape(len(keys), G)
+    start = np.zeros_like(sol.start)
+    gains = np.array(r.gains, dtype=np.int64)
+    for level in score_sum_levels(G, N):
+        kern.evaluate_tuples(np.ascontiguousarray(level), N, G, sol.stats["tie_tolerance"], tuple_strides(G, N), r.p_face, r.p_bust,
+                             gains, sol.start, mix_keys, mix_q, seat, kind, param, start, workers or get_num_threads())
+    return start
+
+
+__all__ = ["LevelInputs", "ChunkResult", "Solution", "solve", "solve_tuples", "resolve", "seat_turn",
+           "evaluate_policy"]

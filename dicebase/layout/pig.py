@@ -1,0 +1,49 @@
+"""Pig's storage layout (issue 31): one storage path for every number of players.
+
+``pig_turn_starts`` holds every turn start's win vector: block (variant, players), key (seat to move,
+score1..score_players), seat-major then the score tuple in base ``goal`` (seat 1 the most significant
+digit: :func:`start_position`); seats beyond ``players`` hold 0.  Mid-turn states are computed at lookup by
+the turn of :mod:`dicebase.rules.pig_turn` from the turn starts along the mover's score.  Standard library
+and :mod:`dicebase.rules` only.
+"""
+
+from __future__ import annotations
+
+from dicebase.layout import Table
+from dicebase.rules.pig import MAX_PLAYERS
+
+#: One score column and one win column per seat, for up to MAX_PLAYERS seats (0 beyond ``players``).
+SCORES = tuple(f"score{n}" for n in range(1, MAX_PLAYERS + 1))
+WINS = tuple(f"p_win{n}" for n in range(1, MAX_PLAYERS + 1))
+TURN_STARTS = "pig_turn_starts"
+PLAYERS = Table("pig_players", ("variant",), ("players",))
+
+
+def starts_table(players: int) -> Table:
+    """``pig_turn_starts`` for ``players`` seats: block (variant, players), key (seat, score1..score_players)."""
+    return Table(TURN_STARTS, ("variant", "players"), ("seat", *SCORES[:players]))
+
+
+def tuple_index(goal: int, scores) -> int:
+    """Index of a score tuple in base ``goal``, seat 1 the most significant digit (the solver's)."""
+    idx = 0
+    for s in scores:
+        idx = idx * goal + s
+    return idx
+
+
+def start_rows(goal: int, players: int) -> int:
+    """Rows of a (variant, players) block: ``players * goal^players``."""
+    return players * goal**players
+
+
+def start_position(goal: int, players: int, seat: int, *scores: int) -> int | None:
+    """Position of the turn start (seat to move, scores) in its block (None: not a stored key)."""
+    if not 1 <= seat <= players or len(scores) != players or not all(0 <= s < goal for s in scores):
+        return None
+    return (seat - 1) * goal**players + tuple_index(goal, scores)
+
+
+def block_start(sizes: dict[tuple[str, int], int], block: tuple[str, int]) -> int:
+    """First row of block (variant, players): the blocks before it in (variant name, players) order."""
+    return sum(size for other, size in sizes.items() if other < block)
