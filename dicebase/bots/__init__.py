@@ -8,6 +8,9 @@
 A bot reads its decisions from the database (docs/bots.md lists them).  ``tournament`` is exact:
 each seat's probability of winning (a Threes round; a Great Rolled Ones or 10,000 game) from the bots' turn
 outcome distributions and the game's recursion, no sampling.  ``simulate`` plays with dice.
+
+Each game's bots module (its descriptor's ``bots``, :mod:`dicebase.games`) is a :class:`GameBots`: its bots,
+its play module, its ways to count a win, its most seats, and ``engine(db, variant, players)``.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from __future__ import annotations
 import itertools
 import weakref
 from dataclasses import asdict, dataclass, field
+from typing import Any, Protocol, runtime_checkable
 
 from dicebase import games
 from dicebase.bots.base import seat_names, wilson
@@ -24,8 +28,41 @@ from dicebase.errors import BadInput
 GAMES = tuple(games.cli_names("bots"))
 MAX_SEATINGS = 5040  # --rotate: distinct seatings evaluated (7 different bots)
 MAX_ROUNDS = 100_000_000
-MAX_TEN_THOUSAND = 4  # 10,000 seats (3, 4: the N-player tables where built, dicebase.bots.ten_thousand_n)
-MAX_ROLLED_ONES = 4  # Great Rolled Ones seats (3, 4: the N-player tables where built, dicebase.bots.rolled_ones_n)
+
+
+class BotEngine(Protocol):
+    """One game's bots on an open database for one rule set and number of seats."""
+
+    #: the rule set played (as the answers name it)
+    variant_name: str
+    #: what one exact or simulated result is: ``"round"`` (Threes) or ``"game"``
+    unit: str
+
+    def exact(self, bots: list[str]) -> dict[str, Any]:
+        """Each seat's exact chance (numpy array over seats) by way of counting (:attr:`GameBots.COUNTS`)."""
+
+    def simulate(self, bots: list[str], rounds: int, rng) -> dict[str, Any]:
+        """Each seat's wins in ``rounds`` rounds or games played with dice from ``rng``, by way of counting."""
+
+
+@runtime_checkable
+class GameBots(Protocol):
+    """A game's bots module, as this package and :mod:`dicebase.bots.play` read it."""
+
+    #: bot name -> what it plays (``is_bot`` may take more names: 10,000's bank-T)
+    BOTS: dict[str, str]
+    #: its play module (``turns(...)``, the :class:`dicebase.bots.play.TurnEngine` of the game loop)
+    PLAY: str
+    #: ways to count a win in ``simulate`` (``"win"`` first; Threes adds its tie counts)
+    COUNTS: tuple[str, ...]
+    #: the most seats a tournament takes, from the rules (None: the engine checks the built rounds)
+    MAX_SEATS: int | None
+
+    def is_bot(self, name: str) -> bool:
+        """Whether ``name`` is one of its bots."""
+
+    def engine(self, db, variant: str | None, players: int) -> BotEngine:
+        """Its bots for rule set ``variant`` (None: the default) and ``players`` seats."""
 
 
 def _game_name(game) -> str:
@@ -35,7 +72,7 @@ def _game_name(game) -> str:
     return name
 
 
-def _module(game: str):
+def _module(game: str) -> GameBots:
     """The bots module of ``game`` (its CLI name), as its descriptor names it."""
     return games.load(game, "bots")
 
@@ -62,15 +99,9 @@ def _check_bots(game: str, bots, least: int = 2) -> list[str]:
             others = [g for g in GAMES if g != game and is_bot(g, b)]
             where = f" (it is a {others[0]} bot)" if others else ""
             raise BadInput(f"unknown {game} bot {b!r}{where}; {game} bots: {', '.join(known)}")
-    if game == "ten-thousand" and not 2 <= len(bots) <= MAX_TEN_THOUSAND:
-        raise BadInput(f"a ten-thousand tournament takes 2 to {MAX_TEN_THOUSAND} players (more than 2: the N-player "
-                       f"tables), got {len(bots)} bots")
-    if game == "ten-thousand" and len(bots) > 2:
-        from dicebase.bots.ten_thousand_n import TenThousandN
-
-        TenThousandN.check(list(bots))
-    if game == "rolled-ones" and not 2 <= len(bots) <= MAX_ROLLED_ONES:
-        raise BadInput(f"a rolled-ones tournament takes 2 to {MAX_ROLLED_ONES} players (more than 2: the N-player "
+    most = _module(game).MAX_SEATS
+    if most is not None and not 2 <= len(bots) <= most:
+        raise BadInput(f"a {game} tournament takes 2 to {most} players (more than 2: the N-player "
                        f"tables), got {len(bots)} bots")
     return list(bots)
 
@@ -125,10 +156,12 @@ class Simulation:
     count: str
     seats: tuple[SimSeat, ...]
     outside: int = field(default=0)
+    unit: str = field(default="game")  # 'round' or 'game' (the printed table's; not in the JSON document)
 
     def as_dict(self) -> dict:
         doc = asdict(self)
         doc["bots"] = list(self.bots)
+        del doc["unit"]
         return doc
 
 
@@ -136,30 +169,11 @@ class Simulation:
 _ENGINES: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
-def _engine(db, game: str, variant: str | None, players: int = 2):
+def _engine(db, game: str, variant: str | None, players: int = 2) -> BotEngine:
     held = _ENGINES.setdefault(db, {})
-    key = (game, variant, players if game in ("rolled-ones", "ten-thousand") else 0)
+    key = (game, variant, players if games.game(game).n_players else 0)  # one engine for every round size
     if key not in held:
-        if game == "ten-thousand" and players > 2:
-            from dicebase.bots.ten_thousand_n import TenThousandN
-
-            held[key] = TenThousandN(db, variant, players)
-        elif game == "rolled-ones" and players > 2:
-            from dicebase.bots.rolled_ones_n import RolledOnesN
-
-            held[key] = RolledOnesN(db, variant, players)
-        elif game == "threes":
-            from dicebase.bots.threes import Threes
-
-            held[key] = Threes(db, "classic" if variant is None else variant)
-        elif game == "rolled-ones":
-            from dicebase.bots.rolled_ones import RolledOnes
-
-            held[key] = RolledOnes(db, variant)
-        else:
-            from dicebase.bots.ten_thousand import TenThousand
-
-            held[key] = TenThousand(db, variant)
+        held[key] = _module(game).engine(db, variant, players)
     return held[key]
 
 
@@ -209,7 +223,7 @@ def simulate(db, game: str, bots, *, rounds: int, seed: int = 0, variant: str | 
         raise BadInput(f"rounds must be a whole number 1..{MAX_ROUNDS:,}, got {rounds!r}")
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise BadInput(f"seed must be a whole number >= 0, got {seed!r}")
-    counts = ("win", "split", "sole") if game == "threes" else ("win",)
+    counts = _module(game).COUNTS
     if count not in counts:
         raise BadInput(f"count must be one of {', '.join(counts)} for {game}, got {count!r}")
     engine = _engine(db, game, variant, len(bots))
@@ -231,4 +245,4 @@ def simulate(db, game: str, bots, *, rounds: int, seed: int = 0, variant: str | 
         seats.append(SimSeat(s + 1, b, names[s], float(wins[s]), float(wins[s]) / rounds, low, high, e,
                              not low <= e <= high))
     return Simulation(game, engine.variant_name, tuple(bots), rounds, seed, count, tuple(seats),
-                      sum(s.outside for s in seats))
+                      sum(s.outside for s in seats), engine.unit)

@@ -8,6 +8,15 @@ import math
 import numpy as np
 
 
+def load(dotted: str):
+    """What ``module:attribute`` names: a game's bots module names the modules that import it by such a string
+    (its play module ``PLAY``, its N-player bots), so the package has no import cycle."""
+    import importlib
+
+    module, _, attribute = dotted.partition(":")
+    return getattr(importlib.import_module(module), attribute)
+
+
 def arrays(db, sql: str, params: tuple = ()) -> dict[str, np.ndarray]:
     """The columns of a query as numpy arrays by name (DuckDB: read as arrays; SQLite: row by row)."""
     if db.store == "duckdb":

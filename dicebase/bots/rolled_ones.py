@@ -21,8 +21,9 @@ from functools import cached_property
 
 import numpy as np
 
-from dicebase.bots.base import arrays
+from dicebase.bots.base import arrays, load
 from dicebase.errors import NotInDatabase
+from dicebase.rules.rolled_ones import MAX_PLAYERS
 
 GAME = "rolled-ones"
 #: Bot name -> the policy's column prefix in rolled_ones_states ('' = optimal: column best).
@@ -47,6 +48,20 @@ PLAY = "dicebase.bots.play_rolled_ones"
 def is_bot(name: str) -> bool:
     """Whether ``name`` is one of :data:`BOTS`."""
     return name in BOTS
+
+
+#: Ways to count a win (``simulate``'s ``count``); the most seats a tournament takes (3 or more: the N-player tables).
+COUNTS = ("win",)
+MAX_SEATS = MAX_PLAYERS
+#: The N-player bots (3 or more seats), named by a string as ``PLAY`` is: that module imports this one.
+N_PLAYERS = "dicebase.bots.rolled_ones_n:RolledOnesN"
+
+
+def engine(db, variant: str | None, players: int):
+    """The bots of ``variant`` for ``players`` seats: the two-player tables, or the N-player tables' block."""
+    if players > 2:
+        return load(N_PLAYERS)(db, variant, players)
+    return RolledOnes(db, variant)
 
 
 #: Turn totals evaluated beyond the stored bound (P(a turn gains more than this) < 1e-16).

@@ -28,8 +28,9 @@ from functools import cached_property
 
 import numpy as np
 
-from dicebase.bots.base import arrays
+from dicebase.bots.base import arrays, load
 from dicebase.errors import BadInput
+from dicebase.rules.ten_thousand import MAX_PLAYERS
 
 GAME = "ten-thousand"
 BOTS = {
@@ -42,11 +43,22 @@ BOTS = {
 PLAY = "dicebase.bots.play_ten_thousand"
 PATTERN = re.compile(r"^bank-(\d+)(?:-(\d+)-(\d+)-(\d+)-(\d+)-(\d+))?$")
 MAX_THRESHOLD = 20_000
-
+#: Ways to count a win (``simulate``'s ``count``); the most seats a tournament takes (3 or more: the N-player tables).
+COUNTS = ("win",)
+MAX_SEATS = MAX_PLAYERS
+#: The N-player bots (3 or more seats), named by a string as ``PLAY`` is: that module imports this one.
+N_PLAYERS = "dicebase.bots.ten_thousand_n:TenThousandN"
 
 
 def is_bot(name: str) -> bool:
     return name in ("optimal", "seed004") or bool(PATTERN.match(str(name)))
+
+
+def engine(db, variant: str | None, players: int):
+    """The bots of rule set ``variant`` for ``players`` seats: the two-player tables, or the N-player tables' block."""
+    if players > 2:
+        return load(N_PLAYERS)(db, variant, players)
+    return TenThousand(db, variant)
 
 
 class TenThousand:

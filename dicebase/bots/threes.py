@@ -45,13 +45,20 @@ def is_bot(name: str) -> bool:
     return name in BOTS
 
 
-#: Ways to count a tie for the lowest score.
+#: Ways to count a tie for the lowest score (``simulate``'s ``count``).
 COUNTS = ("win", "split", "sole")
+#: The most seats a tournament takes (None: as many as the built rounds, the engine checks).
+MAX_SEATS = None
 COUNT_HELP = {
     "win": "every player tied for the lowest score wins (seed 003's count; the 'shared' tie rule)",
     "split": "a tie for the lowest score splits one win between the tied players (the seats sum to 1)",
     "sole": "only a unique lowest score wins (the 'strict' tie rule)",
 }
+
+
+def engine(db, variant: str | None, players: int) -> "Threes":
+    """The bots of ``variant`` (default classic) for a round of any number of ``players``."""
+    return Threes(db, "classic" if variant is None else variant)
 
 
 @dataclass(frozen=True)

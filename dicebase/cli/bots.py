@@ -132,8 +132,7 @@ def simulate(game, bots, rounds, seed, count, variant, no_progress, db_path, fmt
     rows = [{"seat": s.seat, "player": s.player, "wins": _wins(s.wins), "rate": s.rate,
              "95% low": s.low, "95% high": s.high, "exact": s.exact, "": "*" if s.outside else ""}
             for s in answer.seats]
-    unit = "rounds" if answer.game == "threes" else "games"
-    emit(rows, fmt, title=f"{answer.game} ({answer.variant}): {answer.rounds:,} {unit}, seed {answer.seed}, "
+    emit(rows, fmt, title=f"{answer.game} ({answer.variant}): {answer.rounds:,} {answer.unit}s, seed {answer.seed}, "
                           f"count {answer.count}")
     click.echo(f"{answer.outside} of {len(answer.seats)} exact values outside their 95% interval")
 
