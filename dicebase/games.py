@@ -77,7 +77,7 @@ def _builtin(name: str, title: str, **fields: Any) -> Game:
     """A game of this package: its modules follow the layout ``dicebase.<layer>.<name>``."""
     mods = {layer: f"dicebase.{layer}.{name}" for layer in ("rules", "layout", "schema", "builder", "query",
                                                               "cli", "plots", "bots")}
-    mods["pages"] = f"dicebase.web.pages:{name}"
+    mods["pages"] = f"dicebase.web.pages.{name}:page"
     return Game(name, title, **{**mods, **fields})
 
 
