@@ -157,3 +157,49 @@ def final_position(rules: Rules, players: int, cap: int, seat: int, *rest: int) 
 def nplayer_block_start(sizes: dict[tuple[str, int], int], block: tuple[str, int]) -> int:
     """First row of block (variant, players): the blocks before it in (variant name, players) order."""
     return sum(size for other, size in sizes.items() if other < block)
+
+
+# -- Datasette (``dicebase export --format datasette``, :mod:`dicebase.builder.datasette`) -----------------
+
+#: The source documents (seeds) of this game's numbers, as the metadata's ``source`` names them.
+SOURCE = "Neller, Nguyen, Pham, Phan & Presser, 'Optimal Play of the Great Rolled Ones Game' (002)"
+
+#: Great Rolled Ones: roll or hold at state (:player, :score, :opponent, :turn_total, :ones), both
+#: actions with their win probability, the optimal first (as `dicebase rolled-ones best`).  Stored
+#: states and player 2's final turn (player 1 at or above the goal, rolled_ones_p_exceed).
+ROLLED_ONES_BEST_SQL = """
+WITH v AS (SELECT variant, goal FROM rolled_ones_variants WHERE variant = :variant),
+found AS (
+  SELECT s.p_roll, s.p_hold, s.best
+  FROM rolled_ones_states s JOIN v ON s.variant = v.variant
+  WHERE s.p = :player AND s.i = :score AND s.j = :opponent AND s.k = :turn_total AND s.o = :ones
+  UNION ALL
+  SELECT e.p_roll, e.p_hold, e.best
+  FROM rolled_ones_p_exceed e JOIN v ON e.variant = v.variant
+  WHERE CAST(:player AS INTEGER) = 2 AND CAST(:opponent AS INTEGER) >= v.goal
+    AND e.delta = max(:opponent - :score - :turn_total, -1) AND e.o = :ones
+)
+SELECT action, p_win FROM (
+  SELECT 'roll' AS action, p_roll AS p_win, best FROM found
+  UNION ALL
+  SELECT 'hold', p_hold, best FROM found
+)
+ORDER BY action <> best, action = 'hold'
+"""
+
+
+def canned_queries() -> dict[str, dict]:
+    """Its Datasette canned queries: name -> title, description, SQL with named parameters, parameters."""
+    return {
+        "rolled_ones_best_action": {
+            "title": "Great Rolled Ones: roll or hold",
+            "description": (
+                "Both actions at a state with player 1 or 2 to move, best first, with the win probability: "
+                "score and opponent = banked points, turn_total = points this turn, ones = 1s set aside "
+                "(variant standard). Same rows as: dicebase rolled-ones best --player 1 --score 30 "
+                "--opponent 42 --turn-total 12 --ones 1"
+            ),
+            "sql": ROLLED_ONES_BEST_SQL.strip(),
+            "params": ["variant", "player", "score", "opponent", "turn_total", "ones"],
+        },
+    }

@@ -23,6 +23,8 @@ integer, increasing in the build's order within a pair).
 
 from __future__ import annotations
 
+import re
+
 from dicebase.layout import Table
 from dicebase.rules.ten_thousand import FACES
 
@@ -272,3 +274,58 @@ def np_final_position(unit: int, G: int, players: int, deficits: tuple[int, ...]
 def np_block_start(sizes: dict[tuple, int], block: tuple) -> int:
     """First row of ``block`` (rules, goal, players): the blocks before it in that order."""
     return sum(size for other, size in sizes.items() if other < block)
+
+
+# -- Datasette (``dicebase export --format datasette``, :mod:`dicebase.builder.datasette`) -----------------
+
+#: The source documents (seeds) of this game's numbers, as the metadata's ``source`` names them.
+SOURCE = "'Building an AI' for the dice game 10,000 (004)"
+
+
+def _ten_thousand_sql(lookahead: str) -> str:
+    """A lookahead of this module (as the lookups run it) with friendlier parameter names, best first.
+
+    :dice is the roll's length; :goal the two-player goal the file was built with; :start and :unit the
+    rule set's dice at a turn start and scoring unit."""
+    renames = {
+        "dice": "length(:roll)",
+        "goal": "(SELECT MAX(goal) FROM ten_thousand_policy_duel WHERE rules = :rules)",
+        "k": ":turn_total",
+        "i": ":score",
+        "j": ":opponent",
+        "start": "(SELECT MAX(dice) FROM ten_thousand_classes WHERE rules = :rules)",
+        "unit": "(SELECT CAST(json_extract(rules_json, '$.unit') AS INTEGER) FROM build_variants "
+        "WHERE game = 'ten_thousand' AND variant = :rules)",
+    }
+    body = re.sub(r":([a-z]+)\b", lambda m: renames.get(m.group(1), m.group(0)), lookahead.strip())
+    return (
+        "SELECT keep, points, dice_after, triple_after, value, then_action, dominated\n"
+        f"FROM (\n{body}\n)\nORDER BY value DESC, points DESC, dice_used DESC"
+    )
+
+
+def canned_queries() -> dict[str, dict]:
+    """Its Datasette canned queries: name -> title, description, SQL with named parameters, parameters."""
+    return {
+        "ten_thousand_best_keep": {
+            "title": "10,000: best keep for the most points this turn",
+            "description": (
+                "Every legal keep of a roll (ascending faces, e.g. 112345), best first, with the expected points "
+                "banked this turn under optimal play and whether to roll on or bank after it; triple = face of "
+                "a standing three of a kind (0 = none), rules = ten-thousand or farkle. Same rows as: "
+                "dicebase ten-thousand best 1 1 5 2 3 4 --turn-total 0"
+            ),
+            "sql": _ten_thousand_sql(SOLITAIRE_LOOKAHEAD_SQL),
+            "params": ["rules", "roll", "turn_total", "triple"],
+        },
+        "ten_thousand_best_keep_to_win": {
+            "title": "10,000: best keep to win the two-player game",
+            "description": (
+                "Every legal keep of a roll, best first, with the chance to win the two-player game to the built "
+                "goal: score = your banked points, opponent = theirs (below the goal). Same rows as: "
+                "dicebase ten-thousand best 1 5 5 --turn-total 600 --score 9000 --opponent 9500"
+            ),
+            "sql": _ten_thousand_sql(DUEL_LOOKAHEAD_SQL),
+            "params": ["rules", "roll", "turn_total", "triple", "score", "opponent"],
+        },
+    }
