@@ -66,6 +66,7 @@ SHARED_SOLVES = (
     ("dicebase.builder.rolled_ones", "solve"),
     ("dicebase.builder.threes", "solve_expected"),
     ("dicebase.builder.threes", "solve_win"),
+    ("dicebase.builder.pig.solver", "solve"),
 )
 _SOLVED: dict = {}  # (module, function, arguments) -> the answer, for the life of this process
 _NOT_KEYS = {"progress", "runner"}  # a build's reporting and its level runner: not part of what is solved

@@ -149,7 +149,7 @@ class Queries:
         return {(r[0], int(r[1])): Block(variants[r[0]], int(r[1]), float(r[2]), int(r[3]))
                 for r in rows if r[0] in variants}
 
-    def block(self, players: int, variant: str | None) -> Block:
+    def _block(self, players: int, variant: str | None) -> Block:
         """The block of ``players`` seats of the rule set; NotInDatabase with the rebuild command if not built."""
         v = self.variant(variant)
         if players not in PLAYER_COUNTS:
@@ -185,7 +185,7 @@ class Queries:
         self.blocks.lose(table, b.key)
         return None
 
-    def starts_along(self, b: Block, seat: int, scores: tuple[int, ...], m: int) -> dict[int, tuple[float, ...]]:
+    def _starts_along(self, b: Block, seat: int, scores: tuple[int, ...], m: int) -> dict[int, tuple[float, ...]]:
         """{v: win vector at ``seat``'s turn start with 0-based seat ``m``'s score v (the others as given)} for
         v = scores[m] .. goal - 1: what a bust leaves and every hold's next turn start."""
         N, G = b.players, b.variant.goal
@@ -209,7 +209,7 @@ class Queries:
         rows = self.db.read(sql, (*b.key, seat, *(s for _, s in others), *range(lo, G)))
         return {int(r[0]): tuple(float(x) for x in r[1:]) for r in rows}
 
-    def cycle(self, b: Block, scores: tuple[int, ...]) -> dict | None:
+    def _cycle(self, b: Block, scores: tuple[int, ...]) -> dict | None:
         """The stored equilibrium's record of a cycle tuple (None: not one)."""
         if not b.cycle_tuples:
             return None
@@ -257,7 +257,7 @@ class Queries:
         p, k = whole_number(player, "player"), whole_number(turn_total, "turn total")
         if not 1 <= p <= N:
             raise BadInput(f"player must be 1..{N} (the seat to move; --scores names {N} seats), got {p}")
-        b = self.block(N, variant)
+        b = self._block(N, variant)
         r, G = b.variant.rules, b.variant.goal
         for n, s in enumerate(scores):
             if not 0 <= s < G:
@@ -270,12 +270,12 @@ class Queries:
         if k not in reachable(r, room - 1):
             raise BadInput(f"turn total {k} cannot occur (each roll adds one of {', '.join(map(str, sorted(set(r.gains))))})")
         nxt = (m + 1) % N
-        starts = self.starts_along(b, nxt + 1, scores, m)
+        starts = self._starts_along(b, nxt + 1, scores, m)
         if len(starts) != room:
             raise NotInDatabase(f"{layout.TURN_STARTS} lacks turn starts of {scores}; rebuild with: {self.rebuild_command()}")
         bust = starts[scores[m]]
         H = [[0.0] * N] + [list(starts[scores[m] + j]) for j in range(1, room)]
-        cycle = self.cycle(b, scores)
+        cycle = self._cycle(b, scores)
         mix = [-1.0] * room
         for rec in (cycle or {}).get("randomising", []):
             if rec["seat"] == p and rec["turn_total"] < room:
@@ -304,7 +304,7 @@ class Queries:
         player's advantage, for every N built or one."""
         v = self.variant(variant)
         if players is not None:
-            self.block(player_count(players, PLAYER_COUNTS), v.name)
+            self._block(player_count(players, PLAYER_COUNTS), v.name)
         rows = self.db.fetchall("SELECT players, seat, p_win, advantage FROM pig_seat_wins WHERE variant = ? "
                                 "ORDER BY players, seat", (v.name,))
         return [SeatWin(int(a), int(s), float(w), float(d)) for a, s, w, d in rows
@@ -313,7 +313,7 @@ class Queries:
     def compensation(self, players, variant: str | None = None) -> Compensation:
         """The fair compensation for ``players`` seats (pig_fair_compensation)."""
         n = player_count(players, PLAYER_COUNTS)
-        b = self.block(n, variant)
+        b = self._block(n, variant)
         cols = ", ".join((*layout.SCORES[:n], *layout.WINS[:n]))
         fair = self.db.fetchone(f"SELECT {cols}, deviation FROM pig_fair_compensation WHERE variant = ? AND players = ? "
                                 f"ORDER BY {', '.join(layout.SCORES)} LIMIT 1", b.key)
@@ -332,7 +332,7 @@ class Queries:
         n = None
         if players is not None:
             n = player_count(players, PLAYER_COUNTS)
-            self.block(n, v.name)
+            self._block(n, v.name)
         wins = ", ".join(f"w.{c}" for c in layout.WINS)
         rows = self.db.fetchall(
             f"SELECT c.players, c.policy, c.seat, c.p_win, c.p_win_optimal, c.cost, {wins} FROM pig_policy_costs c "

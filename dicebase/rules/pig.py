@@ -155,11 +155,11 @@ DEFAULT_OPTIONS = {
     "players": [2],
     "policy_players": [2],
 }
-#: The tests' build: piglet and a goal-12 house rule set, 2 and 3 players (the goal-100 figure is a
-#: module-scoped build of its own, tests/test_pig_solve.py).
+#: The tests' build: piglet and Pig's die at goal 6 (a house rule set), 2 and 3 players (the goal-100
+#: figure is a build of its own, tests/test_pig_db.py).
 TEST_OPTIONS = {
     "variants": ["piglet"],
-    "house_rules": {"pig12": {"goal": 12, "faces": 6, "bust_face": 1, "scores": [0, 2, 3, 4, 5, 6]}},
+    "house_rules": {"pig6": {"goal": 6, "faces": 6, "bust_face": 1, "scores": [0, 2, 3, 4, 5, 6]}},
     "players": [2, 3],
     "policy_players": [2, 3],
 }
