@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from dicebase import games
 from dicebase.present import db_option
 
 
@@ -46,8 +47,8 @@ def group(game, preset, variant, words, check, db_path):
         return
     if variant is None:
         if game is None:
-            raise BadInput("name a game (threes, rolled-ones, ten-thousand), e.g. dicebase rules ten-thousand; "
-                           "or give --variant NAME to print a built variant's rules")
+            raise BadInput(f"name a game ({', '.join(games.cli_names('rules'))}), e.g. dicebase rules ten-thousand; or "
+                           "give --variant NAME to print a built variant's rules")
         try:
             mod = files.module(game)
         except files.RulesFileError as exc:
