@@ -60,6 +60,70 @@ class View:
         return out
 
 
+def seat_views(game: str, prefix: str, starts: Table, block: dict[str, str], seats: range, players: str,
+               new: str) -> tuple[View, View, View]:
+    """The N-player views over a game's turn starts (``starts``: block columns, ``players``, ``seat``, ``score1``..,
+    ``p_win1``..): ``<game>_seat_wins``, each seat's chance from the start; ``<game>_compensation``, every start
+    with a seat at 0 and how far it is from fair; ``<game>_fair_compensation``, the fairest.  ``block``: the block
+    columns but ``players`` with their comments; ``prefix`` opens each view's comment, ``new`` ends the first's."""
+    from sqlalchemy import and_, case, func, literal, or_, select, union_all
+
+    c, key = starts.c, [starts.c[name] for name in block]
+    all_zero = and_(*(c[f"score{n}"] == 0 for n in seats))
+    seat_wins = View(
+        f"{game}_seat_wins",
+        game,
+        f"{prefix}: each seat's win probability from the start of the game (every score 0, seat 1 to move), every "
+        f"seat playing optimally.{new}",
+        union_all(*(
+            select(*key, c.players, literal(n).label("seat"), c[f"p_win{n}"].label("p_win"),
+                   (c[f"p_win{n}"] - literal(1.0) / c.players).label("advantage"))
+            .where(c.seat == 1, all_zero, c.players >= n)
+            for n in seats
+        )),
+        {**block, "players": players, "seat": "seat, 1..players (seat 1 moves first)",
+         "p_win": "the seat's win probability, probability 0-1",
+         "advantage": "p_win - 1/players: the seat's advantage over an even share, probability difference"},
+    )
+    deviation = None  # max over seats n <= players of |p_win_n - 1/players| (portable: no greatest())
+    for n in seats:
+        part = case((c.players >= n, func.abs(c[f"p_win{n}"] - literal(1.0) / c.players, type_=Double)),
+                    else_=literal(0.0))
+        deviation = part if deviation is None else case((deviation >= part, deviation), else_=part)
+    comments = {
+        **block, "players": players,
+        **{f"score{n}": f"seat {n}'s starting points (compensation), points; 0 when players < {n}" for n in seats},
+        **{f"p_win{n}": f"seat {n}'s win probability from these starting scores, probability 0-1; 0 when players < {n}"
+           for n in seats},
+        "deviation": "the largest |p_win - 1/players| over the seats, probability difference",
+    }
+    starts_select = select(
+        *key, c.players, *(c[f"score{n}"] for n in seats), *(c[f"p_win{n}"] for n in seats),
+        deviation.label("deviation"),
+    ).where(c.seat == 1, or_(*(and_(c.players >= n, c[f"score{n}"] == 0) for n in seats)))
+    compensation = View(
+        f"{game}_compensation",
+        game,
+        f"{prefix}: every start with compensation (starting scores below the goal, at least one seat at 0, seat 1 to "
+        "move) and how far it is from fair: the largest |p_win - 1/players| over the seats.",
+        starts_select,
+        comments,
+    )
+    sub = starts_select.subquery("c")
+    least = select(*(sub.c[name] for name in block), sub.c.players, func.min(sub.c.deviation).label("least")).group_by(
+        *(sub.c[name] for name in block), sub.c.players).subquery("m")
+    fair = View(
+        f"{game}_fair_compensation",
+        game,
+        f"{prefix}: the fair compensation, the starting scores (at least one seat at 0) that bring every seat closest "
+        "to 1/players (least largest |p_win - 1/players|), searched over the stored turn starts.",
+        select(sub).select_from(sub.join(least, and_(*(least.c[name] == sub.c[name] for name in (*block, "players")),
+                                                     least.c.least == sub.c.deviation))),
+        comments,
+    )
+    return seat_wins, compensation, fair
+
+
 def _type_name(sqltype) -> str:
     """The SQL type of a view column; views must type computed expressions (``type_=``)."""
     from sqlalchemy.types import NullType

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from sqlalchemy import BigInteger, Boolean, Column, Double, Integer, SmallInteger, String, case, func, literal, select
 
-from dicebase.schema.base import View, table
+from dicebase.schema.base import View, seat_views, table
 
 GAME = "ten_thousand"
 
@@ -397,8 +397,6 @@ VIEWS += [ten_thousand_duel_compensation, ten_thousand_duel_fair_compensation]
 # ---------------------------------------------------------------------------
 # N players (issue 21; docs/n_players.md): one block per (rules, goal, players)
 # ---------------------------------------------------------------------------
-from sqlalchemy import and_ as _and, or_ as _or, union_all as _union_all  # noqa: E402
-
 from dicebase.rules.ten_thousand import MAX_PLAYERS as NP_MAX_PLAYERS, PLAYER_COUNTS  # noqa: E402  (the rules' own)
 
 NP_SEATS = range(1, NP_MAX_PLAYERS + 1)
@@ -550,65 +548,6 @@ ten_thousand_roll_groups = table(
     _val("triple_after", SmallInteger, "standing triple face after the keep, 0 = none"),
 )
 
-_nts = ten_thousand_turn_starts
-_np_all_zero = _and(*(_nts.c[f"score{n}"] == 0 for n in NP_SEATS))
-ten_thousand_seat_wins = View(
-    "ten_thousand_seat_wins",
-    GAME,
-    "N-player 10,000: each seat's win probability from the start of the game (every score 0, seat 1 to move), every "
-    "seat playing optimally." + NP_NEW,
-    _union_all(*(
-        select(_nts.c.rules, _nts.c.goal, _nts.c.players, literal(n).label("seat"), _nts.c[f"p_win{n}"].label("p_win"),
-               (_nts.c[f"p_win{n}"] - literal(1.0) / _nts.c.players).label("advantage"))
-        .where(_nts.c.seat == 1, _np_all_zero, _nts.c.players >= n)
-        for n in NP_SEATS
-    )),
-    {"rules": RULES, "goal": NP_GOAL, "players": PLAYERS, "seat": "seat, 1..players (seat 1 moves first)",
-     "p_win": "the seat's win probability, " + PROB,
-     "advantage": "p_win - 1/players: the seat's advantage over an even share, probability difference"},
-)
-
-
-def _np_deviation():
-    """max over seats n <= players of |p_win_n - 1/players| (portable: no greatest())."""
-    parts = [case((_nts.c.players >= n, func.abs(_nts.c[f"p_win{n}"] - literal(1.0) / _nts.c.players, type_=Double)),
-                  else_=literal(0.0)) for n in NP_SEATS]
-    out = parts[0]
-    for part in parts[1:]:
-        out = case((out >= part, out), else_=part)
-    return out
-
-
-NP_COMPENSATION_COMMENTS = {
-    "rules": RULES, "goal": NP_GOAL, "players": PLAYERS,
-    **{f"score{n}": f"seat {n}'s starting points (compensation), points; 0 when players < {n}" for n in NP_SEATS},
-    **{f"p_win{n}": f"seat {n}'s win probability from these starting scores, {PROB}; 0 when players < {n}"
-       for n in NP_SEATS},
-    "deviation": "the largest |p_win - 1/players| over the seats, probability difference",
-}
-_np_comp = select(
-    _nts.c.rules, _nts.c.goal, _nts.c.players, *(_nts.c[f"score{n}"] for n in NP_SEATS),
-    *(_nts.c[f"p_win{n}"] for n in NP_SEATS), _np_deviation().label("deviation"),
-).where(_nts.c.seat == 1, _or(*(_and(_nts.c.players >= n, _nts.c[f"score{n}"] == 0) for n in NP_SEATS)))
-ten_thousand_compensation = View(
-    "ten_thousand_compensation",
-    GAME,
-    "N-player 10,000: every start with compensation (starting scores below the goal, at least one seat at 0, seat 1 "
-    "to move) and how far it is from fair: the largest |p_win - 1/players| over the seats.",
-    _np_comp,
-    NP_COMPENSATION_COMMENTS,
-)
-_npc = _np_comp.subquery("c")
-_npm = select(_npc.c.rules, _npc.c.goal, _npc.c.players, func.min(_npc.c.deviation).label("least")).group_by(
-    _npc.c.rules, _npc.c.goal, _npc.c.players).subquery("m")
-ten_thousand_fair_compensation = View(
-    "ten_thousand_fair_compensation",
-    GAME,
-    "N-player 10,000: the fair compensation, the starting scores (at least one seat at 0) that bring every seat "
-    "closest to 1/players (least largest |p_win - 1/players|), searched over the stored turn starts.",
-    select(_npc).select_from(_npc.join(_npm, _and(_npm.c.rules == _npc.c.rules, _npm.c.goal == _npc.c.goal,
-                                                  _npm.c.players == _npc.c.players, _npm.c.least == _npc.c.deviation))),
-    NP_COMPENSATION_COMMENTS,
-)
-
+ten_thousand_seat_wins, ten_thousand_compensation, ten_thousand_fair_compensation = seat_views(
+    GAME, "N-player 10,000", ten_thousand_turn_starts, {"rules": RULES, "goal": NP_GOAL}, NP_SEATS, PLAYERS, NP_NEW)
 VIEWS += [ten_thousand_seat_wins, ten_thousand_compensation, ten_thousand_fair_compensation]
