@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 from dicebase.builder.rolled_ones import nplayer
-from dicebase.builder.rolled_ones import nplayer_kernels as kern
 from dicebase.builder.rolled_ones import solver as two_player
+from dicebase.numeric.rolled_ones_turn import best_turn
 from dicebase.rules.rolled_ones import P_new1s, Rules
 
 #: 3 dice with 4 faces, 2 ones end the turn: every rule of the game, a tiny state space
@@ -248,14 +248,13 @@ def test_tie_break_holds():
     A, c = np.zeros((K + D + 1, L, N)), np.zeros((K + D + 1, L))
     dec, ivl = np.zeros((K + 1, L), dtype=bool), np.zeros(2)
     m = 1
-    kern.turn_dp(m, v[m], N, K, D, L, nplayer.TIE_TOLERANCE, reach, out.p, out.gain, out.o_next, out.n, out.p_end,
-                 H, A, c, dec, ivl)
+    best_turn(m, v[m], N, K, D, L, nplayer.TIE_TOLERANCE, reach, out.p, out.gain, out.o_next, out.n, out.p_end,
+              H, A, c, dec, ivl, np.zeros(N), False, dec)
     assert not dec[1:][reach[1:]].any()  # a tie (within 1e-12): hold
     assert dec[0, 0]  # never hold at turn total 0
     # a bust now worth 1e-10 more to the mover: rolling beats holding by more than the tolerance
-    kern.turn_dp(m, v[m] + 1e-10, N, K, D, L, nplayer.TIE_TOLERANCE, reach, out.p, out.gain, out.o_next, out.n,
-                 out.p_end,
-                 H, A, c, dec, ivl)
+    best_turn(m, v[m] + 1e-10, N, K, D, L, nplayer.TIE_TOLERANCE, reach, out.p, out.gain, out.o_next, out.n,
+              out.p_end, H, A, c, dec, ivl, np.zeros(N), False, dec)
     assert dec[1:K + 1][reach[1:]].all()
 
 

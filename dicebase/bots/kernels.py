@@ -225,35 +225,3 @@ def ro_turns(q, p_end, oc_prob, oc_gain, oc_next, oc_count):
                         k2 = KT
                     mass[k2, oc_next[o, x]] += mr * oc_prob[o, x]
     return T
-
-
-@njit(cache=True)
-def ro_optimal_q(bust, hold, mixq, tol, p_end, oc_prob, oc_gain, oc_next, oc_count):
-    """q[n, k, o] (k = 0..K): the mover's roll probability in its turn's own values: roll when
-    rolling beats holding by more than tol (its own win probability; at k = 0 it must roll), a
-    randomising state's stored probability where mixq is not NaN.  hold[n, k] for k = 0..K + D
-    (beyond K it holds), bust[n]: what three 1s leave it."""
-    n, KD = hold.shape
-    K1, L = mixq.shape[1], mixq.shape[2]
-    q = np.zeros((n, K1, L))
-    V = np.zeros((KD, L))
-    for r in range(n):
-        for k in range(K1, KD):
-            for o in range(L):
-                V[k, o] = hold[r, k]
-        for k in range(K1 - 1, -1, -1):
-            for o in range(L):
-                pr = p_end[o] * bust[r]
-                for x in range(oc_count[o]):
-                    pr += oc_prob[o, x] * V[k + oc_gain[o, x], oc_next[o, x]]
-                if k == 0:
-                    qq = 1.0
-                elif pr > hold[r, k] + tol:
-                    qq = 1.0
-                else:
-                    qq = 0.0
-                if not np.isnan(mixq[r, k, o]):
-                    qq = mixq[r, k, o]
-                q[r, k, o] = qq
-                V[k, o] = qq * pr + (1.0 - qq) * hold[r, k]
-    return q

@@ -62,14 +62,9 @@ class RolledOnesN:
     @cached_property
     def outcomes(self) -> tuple[np.ndarray, ...]:
         """The rules' roll outcomes as padded arrays for the kernels: (p_end, prob, gain, next, count)."""
-        oc = self.rules.outcomes
-        width = max(len(x) for x in oc)
-        prob, gain, nxt = (np.zeros((self.L, width)) for _ in range(3))
-        for o in range(self.L):
-            for x, (p, g, o2) in enumerate(oc[o]):
-                prob[o, x], gain[o, x], nxt[o, x] = p, g, o2
-        return (np.asarray(self.rules.p_end, dtype=float), prob, gain.astype(np.int64), nxt.astype(np.int64),
-                np.array([len(x) for x in oc], dtype=np.int64))
+        from dicebase.numeric.rolled_ones_turn import outcome_arrays
+
+        return outcome_arrays(self.rules)
 
     # -- stored values ------------------------------------------------------------------------
     @cached_property
@@ -106,10 +101,11 @@ class RolledOnesN:
     @cached_property
     def passage(self) -> np.ndarray:
         """fp[d, o, r - 1, o']: from d at or below the bar with o 1s set aside, always rolling, the
-        chance to first pass the bar at bar + r with o' 1s (the lookups' ``first_passage``)."""
-        from dicebase.query.rolled_ones_n import first_passage
+        chance to first pass the bar at bar + r with o' 1s (:func:`dicebase.rules.rolled_ones_turn.first_passage`)."""
+        from dicebase.rules.rolled_ones_turn import first_passage
 
-        return np.asarray(first_passage(self.rules, self.G + self.KT + 2 * self.D), dtype=float)
+        Q = first_passage(self.rules, self.G + self.KT + 2 * self.D)
+        return np.array(Q.data).reshape(Q.shape)
 
     @cached_property
     def p_exceed(self) -> np.ndarray:
@@ -277,13 +273,13 @@ class RolledOnesN:
         if (~below).any():
             heq = self.held_at_goal(m, s, tot, ["optimal"] * N)[..., m]
             hold = np.where(below, hold, heq)
-        from dicebase.bots.kernels import ro_optimal_q
+        from dicebase.numeric.rolled_ones_turn import mover_decisions
 
         mixq = np.full((len(at), K + 1, L), np.nan)
         for r, mq in self.mixed_rows(m, at):
             mixq[r] = mq
-        q = ro_optimal_q(bust, hold, mixq, self.tol, *self.outcomes)
-        return q
+        p_end, prob, gain, nxt_o, count = self.outcomes
+        return mover_decisions(m, bust, np.ascontiguousarray(hold), mixq, self.tol, p_end, prob, gain, nxt_o, count)
 
     @cached_property
     def _human(self) -> dict:

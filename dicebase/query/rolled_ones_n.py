@@ -21,8 +21,9 @@ row's key checked, by key on SQLite.  No numpy.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field, replace
-from functools import cached_property, lru_cache, partial
+from functools import cached_property, partial
 
 from dicebase.errors import too_many_players
 from dicebase.layout import rolled_ones as layout
@@ -33,6 +34,7 @@ from dicebase.query.metadata import has_relation
 from dicebase.rules.rolled_ones import (
     DEFAULT_OPTIONS, MAX_PLAYERS, PLAYER_COUNTS, POLICY_MODES, Rules, final_totals, reachable_turns,
 )
+from dicebase.rules.rolled_ones_turn import Grid, first_passage, outcome_grids, play_turn
 
 WINS = ", ".join(layout.WINS)
 
@@ -152,30 +154,6 @@ class Compensation:
 
 
 # --------------------------------------------------------------------------- the rules' tables
-@lru_cache(maxsize=16)
-def first_passage(rules: Rules, d_max: int) -> tuple:
-    """``Q[d][o][r - 1][o']``: from ``d`` points at or below the bar with ``o`` 1s set aside, always
-    rolling, the chance to first exceed the bar at ``bar + r`` with ``o'`` 1s (the solver's
-    ``nplayer.first_passage``, the same operations in plain Python)."""
-    L, D = rules.ones_limit, rules.dice
-    Q = []
-    for d in range(d_max + 1):
-        row = []
-        for o in rules.ones:
-            cell = [[0.0] * L for _ in range(D)]
-            for prob, gain, o_next in rules.outcomes[o]:
-                if gain > d:
-                    cell[gain - d - 1][o_next] += prob
-                else:
-                    src = Q[d - gain][o_next]
-                    for r in range(D):
-                        for o2 in range(L):
-                            cell[r][o2] += prob * src[r][o2]
-            row.append(cell)
-        Q.append(row)
-    return tuple(Q)
-
-
 def parse_scores(scores) -> tuple[int, ...]:
     """``"30,41,12"`` or a list of whole numbers -> a tuple; BadInput (one line) otherwise."""
     return base.parse_scores(scores, PLAYER_COUNTS, "30,41,12")
@@ -317,13 +295,14 @@ class NPlayers:
         rows = cache.get(("rows", j, later[1:]))
         if rows is None:
             rows = cache[("rows", j, later[1:])] = self.final_rows(b, j, later[1:])
-        Q0 = first_passage(r, G + b.turn_total_bound + 2 * D)[X - later[0]][0]
+        Q = first_passage(r, G + b.turn_total_bound + 2 * D)
+        d = X - later[0]
         nf = N - j
         W = [0.0] * nf
         qs = cc = 0.0
         for rr in range(1, D + 1):
             for o2 in range(L):
-                qq = Q0[rr - 1][o2]
+                qq = Q[d, 0, rr - 1, o2]
                 if qq == 0.0:
                     continue
                 got = rows.get((X + rr, o2))
@@ -372,8 +351,7 @@ class NPlayers:
         for rec in (cycle or {}).get("randomising", []):
             if rec["seat"] == p:
                 mix[(rec["turn_total"], rec["ones"])] = rec["p_roll"]
-        pr, hold, q = self.turn(b, scores, p - 1, k, o, mix)
-        value = pr if q == 1.0 else hold if q == 0.0 else tuple(q * a + (1.0 - q) * h for a, h in zip(pr, hold))
+        pr, hold, q, value = self.turn(b, scores, p - 1, k, o, mix)
         m = p - 1
         roll_a = NAction("roll", pr[m], pr)
         actions = (roll_a,) if k == 0 else ((roll_a, NAction("hold", hold[m], hold)) if q >= 0.5
@@ -478,8 +456,9 @@ class NPlayers:
         return value[(t_at, o_at)], None
 
     def turn(self, b: Block, scores: tuple[int, ...], m: int, k_at: int, o_at: int, mix: dict):
-        """(P_roll, P_hold, roll probability) at (k_at, o_at) of seat ``m``'s turn: the solver's
-        ``turn_values``, from ``k = turn_total_bound`` down to ``k_at``."""
+        """(P_roll, P_hold, roll probability, value) at (k_at, o_at) of seat ``m``'s turn: the turn as the
+        solver defines it (:func:`dicebase.rules.rolled_ones_turn.play_turn`), from ``k = turn_total_bound``
+        down to ``k_at``."""
         r, N, G = b.rules, b.players, b.goal
         K, D, L = b.turn_total_bound, r.dice, r.ones_limit
         nxt = (m + 1) % N
@@ -487,13 +466,12 @@ class NPlayers:
         if len(starts) != G - scores[m]:
             raise NotInDatabase(f"{layout.TURN_STARTS} lacks turn starts of {scores}; rebuild with: "
                                 f"{self.q.rebuild_command()}")
-        bust = starts[scores[m]]
         cache: dict = {}
-        hold = [None] * (K + D + 1)
+        hold = Grid((K + D + 1, N))
         for k in range(1, K + D + 1):
             t = scores[m] + k
             if t < G:
-                hold[k] = starts[t]
+                vec = starts[t]
             else:
                 vec = [0.0] * N
                 if m == N - 1:
@@ -502,29 +480,15 @@ class NPlayers:
                     roles = self.phi(b, m + 1, t, tuple(scores[m + 1:]), cache)
                     vec[m] = roles[0]
                     vec[m + 1:] = roles[1:]
-                hold[k] = tuple(vec)
-        value = [[None] * L for _ in range(K + D + 1)]
-        for k in range(K + 1, K + D + 1):
-            for o in range(L):
-                value[k][o] = hold[k]
-        for k in range(K, k_at - 1, -1):
-            for o in range(L):
-                pr = [r.p_end[o] * x for x in bust]
-                for prob, gain, o_next in r.outcomes[o]:
-                    nv = value[k + gain][o_next]
-                    pr = [a + prob * c for a, c in zip(pr, nv)]
-                pr = tuple(pr)
-                if k == 0:
-                    q = 1.0
-                elif (k, o) in mix:
-                    q = mix[(k, o)]
-                else:
-                    q = 1.0 if pr[m] > hold[k][m] + b.tie_tolerance else 0.0
-                if k == k_at and o == o_at:
-                    return pr, (None if k == 0 else hold[k]), q
-                value[k][o] = (pr if q == 1.0 else hold[k] if q == 0.0
-                               else tuple(q * a + (1.0 - q) * h for a, h in zip(pr, hold[k])))
-        raise AssertionError("unreachable")  # pragma: no cover
+            for i in range(N):
+                hold[k, i] = vec[i]
+        mixq = Grid((K + 1, L), math.nan)
+        for (k, o), p in mix.items():
+            mixq[k, o] = p
+        value, proll, q = Grid((K + D + 1, L, N)), Grid((K + 1, L, N)), Grid((K + 1, L))
+        play_turn(m, 0, N, K, D, L, k_at, b.tie_tolerance, *outcome_grids(r), hold, starts[scores[m]], mixq, value,
+                  proll, q, [0.0] * N)
+        return proll.row(k_at, o_at), (None if k_at == 0 else hold.row(k_at)), q[k_at, o_at], value.row(k_at, o_at)
 
     # -- aggregates ----------------------------------------------------------------------------
     def seats(self, players=None, variant: str | None = None) -> list[SeatWin]:

@@ -261,6 +261,7 @@ def solve(rules: Rules, players: int, *, score_cap: int | None = None, tie_toler
 def _tuple_tools(inputs: LevelInputs, idx: int):
     """The hold vectors of tuple ``idx`` and a function evaluating one seat's turn at a ``beta``."""
     from dicebase.builder.rolled_ones import nplayer_kernels as kern
+    from dicebase.numeric.rolled_ones_turn import best_turn
 
     spec, f, o = inputs.spec, inputs.finals, inputs.out
     r, N = spec.rules, spec.players
@@ -273,8 +274,8 @@ def _tuple_tools(inputs: LevelInputs, idx: int):
         c = np.zeros((K + D + 1, L))
         dec = np.zeros((K + 1, L), dtype=bool)
         ivl = np.zeros(2)
-        kern.turn_dp(m, beta, N, K, D, L, spec.tie_tolerance, inputs.reach, o.p, o.gain, o.o_next, o.n, o.p_end,
-                     H, A, c, dec, ivl)
+        best_turn(m, beta, N, K, D, L, spec.tie_tolerance, inputs.reach, o.p, o.gain, o.o_next, o.n, o.p_end,
+                  H, A, c, dec, ivl, np.zeros(N), False, dec)
         return A[0, 0].copy(), float(c[0, 0]), dec & inputs.reach, ivl
 
     return H, turn

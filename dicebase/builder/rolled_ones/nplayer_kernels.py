@@ -27,6 +27,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
+from dicebase.numeric.rolled_ones_turn import best_turn
+
 from dicebase.builder.equilibrium_kernels import (  # noqa: F401  (the status codes: re-exported)
     CONVERGED, CYCLE, GOING, NO_CONVERGENCE, end_round, initial_beta, record_start, solve_cycle,
 )
@@ -169,67 +171,13 @@ def fill_hold(idx, N, G, K, D, stride, start, phi, phi_off, phi_rows, H):
 
 
 @njit(cache=True)
-def turn_dp(m, beta, N, K, D, L, tol, reach, out_p, out_g, out_o, out_n, p_end, H, A, c, dec, res):
-    """Seat ``m``'s turn at the tuple of ``H`` when a bust leaves it ``beta`` (its own entry of the
-    next seat's turn start): every state's value as ``A[k, o, :] + c[k, o] * T_next`` under the
-    greedy policy at ``beta`` (roll iff ``P_roll > P_hold + tol`` for the mover; never hold at
-    ``k = 0``; hold beyond ``K``).  ``res = [lo, hi]``: the policy is the same for every
-    ``beta`` in ``(lo, hi]``.  Decisions go to ``dec[k, o]``.
-    """
-    lo = -np.inf
-    hi = np.inf
-    for k in range(K + D, K, -1):
-        for o in range(L):
-            for i in range(N):
-                A[k, o, i] = H[m, k, i]
-            c[k, o] = 0.0
-    rv = np.empty(N)
-    for k in range(K, -1, -1):
-        for o in range(L):
-            if not reach[k, o]:
-                continue
-            for i in range(N):
-                rv[i] = 0.0
-            rc = p_end[o]
-            for q in range(out_n[o]):
-                p = out_p[o, q]
-                kk = k + out_g[o, q]
-                o2 = out_o[o, q]
-                for i in range(N):
-                    rv[i] += p * A[kk, o2, i]
-                rc += p * c[kk, o2]
-            roll = True
-            if k > 0:
-                h = H[m, k, m]
-                roll = rv[m] + rc * beta > h + tol
-                if rc > 0.0:
-                    x = (h + tol - rv[m]) / rc
-                    if roll:
-                        if x > lo:
-                            lo = x
-                    elif x < hi:
-                        hi = x
-            dec[k, o] = roll
-            if roll:
-                for i in range(N):
-                    A[k, o, i] = rv[i]
-                c[k, o] = rc
-            else:
-                for i in range(N):
-                    A[k, o, i] = H[m, k, i]
-                c[k, o] = 0.0
-    res[0] = lo
-    res[1] = hi
-
-
-@njit(cache=True)
 def solve_tuple(idx, N, G, K, D, L, tol, maxit, stride, reach, out_p, out_g, out_o, out_n, p_end,
-                start, phi, phi_off, phi_rows, H, A, c, dec, SA, Sc, T, beta, ivl, hist, out):
+                start, phi, phi_off, phi_rows, H, A, c, dec, rv, SA, Sc, T, beta, ivl, hist, out):
     """Every seat's turn start of the tuple ``idx`` by policy iteration on the N-cycle of turn
     starts; writes ``out[m, :]`` and returns ``(status, evaluations)``.
 
     Start: :func:`~dicebase.builder.equilibrium_kernels.initial_beta`.  Each round: every seat's
-    greedy policy at its current ``beta`` (:func:`turn_dp`), the exact cycle solve
+    greedy policy at its current ``beta`` (:func:`dicebase.rules.rolled_ones_turn.best_turn`), the exact cycle solve
     (:func:`~dicebase.builder.equilibrium_kernels.solve_cycle`), and the new ``beta``; done when
     every new ``beta`` lies in the interval that keeps its seat's policy.  A profile of start
     coefficients seen before (other than the last) is a policy cycle: status ``CYCLE`` (the
@@ -240,8 +188,8 @@ def solve_tuple(idx, N, G, K, D, L, tol, maxit, stride, reach, out_p, out_g, out
     evals = 0
     for it in range(maxit):
         for m in range(N):
-            turn_dp(m, beta[m], N, K, D, L, tol, reach, out_p, out_g, out_o, out_n, p_end,
-                    H, A, c, dec, ivl[m])
+            best_turn(m, beta[m], N, K, D, L, tol, reach, out_p, out_g, out_o, out_n, p_end,
+                      H, A, c, dec, ivl[m], rv, False, dec)
             evals += 1
             record_start(it, m, N, A, c, SA, Sc, hist)
         status = end_round(it, N, hist, SA, Sc, T, ivl, beta)
@@ -264,6 +212,7 @@ def solve_tuples(tuples, N, G, K, D, L, tol, maxit, stride, reach, out_p, out_g,
         A = np.empty((K + D + 1, L, N))
         c = np.empty((K + D + 1, L))
         dec = np.zeros((K + 1, L), dtype=np.bool_)
+        rv = np.empty(N)
         SA = np.empty((N, N))
         Sc = np.empty(N)
         T = np.zeros((N, N))
@@ -272,7 +221,7 @@ def solve_tuples(tuples, N, G, K, D, L, tol, maxit, stride, reach, out_p, out_g,
         hist = np.empty((maxit, N, N + 1))
         for t in range(w, n, Wk):
             st, ev = solve_tuple(tuples[t], N, G, K, D, L, tol, maxit, stride, reach, out_p, out_g, out_o,
-                                 out_n, p_end, start, phi, phi_off, phi_rows, H, A, c, dec, SA, Sc, T,
+                                 out_n, p_end, start, phi, phi_off, phi_rows, H, A, c, dec, rv, SA, Sc, T,
                                  beta, ivl, hist, out[t])
             status[t] = st
             evals[t] = ev

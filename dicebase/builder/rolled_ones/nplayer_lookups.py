@@ -10,6 +10,7 @@ import numpy as np
 
 from dicebase.builder.rolled_ones.nplayer_final import Finals, final_start
 from dicebase.builder.rolled_ones.nplayer_spec import Spec
+from dicebase.numeric.rolled_ones_turn import outcome_arrays, play_turn
 
 
 def turn_values(scores, seat: int, start_values_lookup, spec: Spec, finals: Finals, mixing=None):
@@ -22,7 +23,8 @@ def turn_values(scores, seat: int, start_values_lookup, spec: Spec, finals: Fina
     ``p_roll[k, o, e]``, ``p_hold[k, e]`` (NaN at ``k = 0``: holding not allowed),
     ``roll[k, o]`` (probability the mover rolls: 1, 0 or the mixing probability), ``p_win[k, o, e]``.
     Unreachable ``(k, o)`` are computed too (as if reached).  Reads ``N`` stored vectors from the
-    higher tuples and the next seat's start vector; seed 002's equations one line each.
+    higher tuples and the next seat's start vector; the turn itself is the one definition,
+    :func:`dicebase.rules.rolled_ones_turn.play_turn`, compiled.
     """
     r, N = spec.rules, spec.players
     G, K, D, L = r.goal, r.turn_total_bound, r.dice, r.ones_limit
@@ -45,25 +47,13 @@ def turn_values(scores, seat: int, start_values_lookup, spec: Spec, finals: Fina
                 roles = final_start(spec, finals, m + 1, t, scores[m + 1:])
                 hold[k, m] = roles[0]
                 hold[k, m + 1:] = roles[1:]
-    value = np.zeros((K + D + 1, L, N))
-    value[K + 1:] = hold[K + 1:, None, :]  # beyond the bound: hold
-    p_roll = np.zeros((K + 1, L, N))
-    roll = np.zeros((K + 1, L))
-    mix = {(k, o): q for k, o, q in (mixing or [])}
-    for k in range(K, -1, -1):
-        for o in range(L):
-            pr = r.p_end[o] * bust
-            for prob, gain, o_next in r.outcomes[o]:
-                pr = pr + prob * value[k + gain, o_next]
-            p_roll[k, o] = pr
-            if k == 0:
-                q = 1.0
-            elif (k, o) in mix:
-                q = mix[(k, o)]
-            else:
-                q = 1.0 if pr[m] > hold[k, m] + spec.tie_tolerance else 0.0
-            roll[k, o] = q
-            value[k, o] = pr if q == 1.0 else hold[k] if q == 0.0 else q * pr + (1.0 - q) * hold[k]
+    mixq = np.full((K + 1, L), np.nan)
+    for k, o, q in mixing or []:
+        mixq[k, o] = q
+    value, p_roll, roll = np.zeros((K + D + 1, L, N)), np.zeros((K + 1, L, N)), np.zeros((K + 1, L))
+    p_end, out_p, out_g, out_o, out_n = outcome_arrays(r)
+    play_turn(m, 0, N, K, D, L, 0, spec.tie_tolerance, p_end, out_p, out_g, out_o, out_n, hold, bust, mixq, value,
+              p_roll, roll, np.zeros(N))
     return {"p_roll": p_roll, "p_hold": hold[: K + 1], "roll": roll, "p_win": value[: K + 1]}
 
 

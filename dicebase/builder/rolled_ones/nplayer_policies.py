@@ -130,8 +130,8 @@ def solve_fixed(rules: Rules, players: int, policy: str | Callable, seat: int, *
 def _resolve(inputs: LevelInputs, idx: int, seat: int, hdec: np.ndarray, KH: int):
     """A tuple whose best responses cycled: the shared search with seat ``seat``'s one fixed policy."""
     from dicebase.builder.rolled_ones import nplayer_kernels as kern
-    from dicebase.builder.rolled_ones import nplayer_policy_kernels as pkern
     from dicebase.builder.rolled_ones.nplayer import _randomising
+    from dicebase.numeric.rolled_ones_turn import best_turn
 
     spec, f, o = inputs.spec, inputs.finals, inputs.out
     r, N = spec.rules, spec.players
@@ -142,8 +142,8 @@ def _resolve(inputs: LevelInputs, idx: int, seat: int, hdec: np.ndarray, KH: int
     lead = max(s for n, s in enumerate(scores) if n != seat)
     A = np.zeros((KH + D + 1, L, N))
     c = np.zeros((KH + D + 1, L))
-    pkern.turn_fixed(seat, N, KH, D, L, inputs.reach, o.p, o.gain, o.o_next, o.n, o.p_end, H,
-                    hdec[scores[seat], lead], A, c)
+    best_turn(seat, 0.0, N, KH, D, L, spec.tie_tolerance, inputs.reach, o.p, o.gain, o.o_next, o.n, o.p_end, H, A,
+              c, np.zeros((K + 1, L), dtype=bool), np.zeros(2), np.zeros(N), True, hdec[scores[seat], lead])
     fixed = (A[0, 0].copy(), float(c[0, 0]), hdec[scores[seat], lead, : K + 1].copy(), np.array([-np.inf, np.inf]))
 
     def turn(m: int, beta: float):
@@ -153,8 +153,8 @@ def _resolve(inputs: LevelInputs, idx: int, seat: int, hdec: np.ndarray, KH: int
         c = np.zeros((KH + D + 1, L))
         dec = np.zeros((K + 1, L), dtype=bool)
         ivl = np.zeros(2)
-        kern.turn_dp(m, beta, N, K, D, L, spec.tie_tolerance, inputs.reach, o.p, o.gain, o.o_next, o.n, o.p_end,
-                     H, A, c, dec, ivl)
+        best_turn(m, beta, N, K, D, L, spec.tie_tolerance, inputs.reach, o.p, o.gain, o.o_next, o.n, o.p_end,
+                  H, A, c, dec, ivl, np.zeros(N), False, dec)
         return A[0, 0].copy(), float(c[0, 0]), dec & inputs.reach[: K + 1], ivl
 
     return resolve_cycle(turn, inputs.start, idx, G, spec.strides(), max_iterations=spec.max_iterations,

@@ -14,45 +14,14 @@ from numba import njit, prange
 from dicebase.builder.equilibrium_kernels import (
     CONVERGED, GOING, NO_CONVERGENCE, end_round, initial_beta,
 )
-from dicebase.builder.rolled_ones.nplayer_kernels import fill_hold, final_phi, turn_dp
+from dicebase.builder.rolled_ones.nplayer_kernels import fill_hold, final_phi
+from dicebase.numeric.rolled_ones_turn import best_turn, play_turn
 
 
 # --------------------------------------------------------------------------- best responses to a fixed seat
 @njit(cache=True)
-def turn_fixed(m, N, KH, D, L, reach, out_p, out_g, out_o, out_n, p_end, H, roll, A, c):
-    """Seat ``m``'s turn played by the fixed decisions ``roll[k, o]`` (``k <= KH``; beyond ``KH`` it holds):
-    every state's value as ``A[k, o, :] + c[k, o] * T_next`` (``T_next`` the next seat's turn start).  The
-    counterpart of :func:`turn_dp` for a seat that does not best-respond (nplayer_policies)."""
-    for k in range(KH + D, KH, -1):
-        for o in range(L):
-            for i in range(N):
-                A[k, o, i] = H[m, k, i]
-            c[k, o] = 0.0
-    for k in range(KH, -1, -1):
-        for o in range(L):
-            if not reach[k, o]:
-                continue
-            if k > 0 and not roll[k, o]:
-                for i in range(N):
-                    A[k, o, i] = H[m, k, i]
-                c[k, o] = 0.0
-                continue
-            for i in range(N):
-                A[k, o, i] = 0.0
-            rc = p_end[o]
-            for q in range(out_n[o]):
-                p = out_p[o, q]
-                kk = k + out_g[o, q]
-                o2 = out_o[o, q]
-                for i in range(N):
-                    A[k, o, i] += p * A[kk, o2, i]
-                rc += p * c[kk, o2]
-            c[k, o] = rc
-
-
-@njit(cache=True)
 def solve_tuple_fixed(idx, h, hdec, N, G, K, KH, D, L, tol, maxit, stride, reach, out_p, out_g, out_o, out_n,
-                      p_end, start, phi, phi_off, phi_rows, H, A, c, dec, SA, Sc, T, beta, ivl, hist, out):
+                      p_end, start, phi, phi_off, phi_rows, H, A, c, dec, rv, SA, Sc, T, beta, ivl, hist, out):
     """:func:`solve_tuple` with seat ``h``'s play fixed: its turn follows ``hdec[s_h, lead, k, o]`` (``lead`` the
     highest other score; turn totals up to ``KH``) and is evaluated once; the other seats best-respond by
     policy iteration (seat ``h``'s interval of ``beta`` is unbounded).  Returns ``(status, evaluations)``."""
@@ -65,7 +34,8 @@ def solve_tuple_fixed(idx, h, hdec, N, G, K, KH, D, L, tol, maxit, stride, reach
             s = (idx // stride[n]) % G
             if s > lead:
                 lead = s
-    turn_fixed(h, N, KH, D, L, reach, out_p, out_g, out_o, out_n, p_end, H, hdec[sh, lead], A, c)
+    best_turn(h, 0.0, N, KH, D, L, tol, reach, out_p, out_g, out_o, out_n, p_end, H, A, c, dec, ivl[h], rv, True,
+              hdec[sh, lead])
     ah = np.empty(N)
     for e in range(N):
         ah[e] = A[0, 0, e]
@@ -80,8 +50,8 @@ def solve_tuple_fixed(idx, h, hdec, N, G, K, KH, D, L, tol, maxit, stride, reach
                 ivl[m, 0] = -np.inf
                 ivl[m, 1] = np.inf
             else:
-                turn_dp(m, beta[m], N, K, D, L, tol, reach, out_p, out_g, out_o, out_n, p_end,
-                        H, A, c, dec, ivl[m])
+                best_turn(m, beta[m], N, K, D, L, tol, reach, out_p, out_g, out_o, out_n, p_end,
+                          H, A, c, dec, ivl[m], rv, False, dec)
                 for e in range(N):
                     SA[m, e] = A[0, 0, e]
                 Sc[m] = c[0, 0]
@@ -108,6 +78,7 @@ def solve_tuples_fixed(tuples, h, hdec, N, G, K, KH, D, L, tol, maxit, stride, r
         A = np.empty((KH + D + 1, L, N))
         c = np.empty((KH + D + 1, L))
         dec = np.zeros((K + 1, L), dtype=np.bool_)
+        rv = np.empty(N)
         SA = np.empty((N, N))
         Sc = np.empty(N)
         T = np.zeros((N, N))
@@ -116,7 +87,7 @@ def solve_tuples_fixed(tuples, h, hdec, N, G, K, KH, D, L, tol, maxit, stride, r
         hist = np.empty((maxit, N, N + 1))
         for t in range(w, n, Wk):
             st, ev = solve_tuple_fixed(tuples[t], h, hdec, N, G, K, KH, D, L, tol, maxit, stride, reach, out_p,
-                                       out_g, out_o, out_n, p_end, start, phi, phi_off, phi_rows, H, A, c, dec, SA,
+                                       out_g, out_o, out_n, p_end, start, phi, phi_off, phi_rows, H, A, c, dec, rv, SA,
                                        Sc, T, beta, ivl, hist, out[t])
             status[t] = st
             evals[t] = ev
@@ -170,37 +141,6 @@ def final_tables_given(j, N, G, L, tmax, XR, Q0, out_p, out_g, out_o, out_n, p_e
         for R in range(w, nR, Wk):
             final_given_piece(R, j, N, G, L, tmax, XR, Q0, out_p, out_g, out_o, out_n, p_end, phi, phi_off,
                               phi_rows, given, FA, Fc, W)
-
-
-@njit(cache=True)
-def stored_turn(m, K, D, L, tol, out_p, out_g, out_o, out_n, p_end, H, bust, mixq, v, q):
-    """The stored equilibrium's play of seat ``m``'s turn at the tuple of ``H`` (filled from the stored turn
-    starts), as the lookups compute it (:func:`.nplayer_lookups.turn_values`, the same operations on the
-    mover's entry): ``q[k, o]`` the probability of rolling (roll iff ``P_roll > P_hold + tol``; always at
-    ``k = 0``; ``mixq[k, o]`` where it is not NaN, the stored mixing); beyond ``K`` it holds.  ``bust``:
-    the mover's entry of the next seat's stored turn start; ``v``: scratch ``[K + D + 1, L]``."""
-    for k in range(K + D, K, -1):
-        for o in range(L):
-            v[k, o] = H[m, k, m]
-    for k in range(K, -1, -1):
-        hold = H[m, k, m]
-        for o in range(L):
-            pr = p_end[o] * bust
-            for qq in range(out_n[o]):
-                pr = pr + out_p[o, qq] * v[k + out_g[o, qq], out_o[o, qq]]
-            if k == 0:
-                r = 1.0
-            elif not np.isnan(mixq[k, o]):
-                r = mixq[k, o]
-            else:
-                r = 1.0 if pr > hold + tol else 0.0
-            q[k, o] = r
-            if r == 1.0:
-                v[k, o] = pr
-            elif r == 0.0:
-                v[k, o] = hold
-            else:
-                v[k, o] = r * pr + (1.0 - r) * hold
 
 
 @njit(cache=True)
@@ -288,10 +228,11 @@ def held_value(c, fin, idx, m, h, w, top, N, G, stride, startp, phi, phi_off, ph
 @njit(cache=True)
 def evaluate_tuple(idx, t, N, G, K, KH, D, L, tol, stride, out_p, out_g, out_o, out_n, p_end, start, phi_eq,
                    off_eq, rows_eq, mix_tuples, mix_q, wtab, ctab, role, c_pol, c_seat, c_fin, startp, phi, phi_off,
-                   phi_rows, H, v, q, M, W, Cst, A, Cc, out):
+                   phi_rows, H, v, proll, pr, q, M, W, Cst, A, Cc, out):
     """Every evaluation ``c`` of the tuple ``idx``: seat ``c_seat[c]`` plays policy ``c_pol[c]`` (its turn's
     hold distribution ``wtab[c_pol[c], role[seat], own score, highest other score]``, :func:`policy_occupancy`;
-    ``-1``: the stored play), every other seat the stored equilibrium's play (:func:`stored_turn`, from
+    ``-1``: the stored play), every other seat the stored equilibrium's play (the lookups' turn,
+    :func:`dicebase.rules.rolled_ones_turn.play_turn` on the mover's entry, from
     ``start``, ``phi_eq`` and the mixing ``mix_q`` of the tuples ``mix_tuples``, sorted; its last row all
     NaN).  Each turn is a fixed play, so its value is linear in the values it leads to (:func:`occupancy`)
     and the tuple's bust cycle is solved exactly for the evaluated seat's entry: ``out[c, t, m]``, its win
@@ -302,8 +243,8 @@ def evaluate_tuple(idx, t, N, G, K, KH, D, L, tol, stride, out_p, out_g, out_o, 
     if row >= nm or mix_tuples[row] != idx:
         row = nm
     for m in range(N):
-        stored_turn(m, K, D, L, tol, out_p, out_g, out_o, out_n, p_end, H, start[idx, (m + 1) % N, m],
-                    mix_q[row, m], v, q)
+        play_turn(m, m, m + 1, K, D, L, 0, tol, p_end, out_p, out_g, out_o, out_n, H[m], start[idx, (m + 1) % N],
+                  mix_q[row, m], v, proll, q, pr)
         Cst[m] = occupancy(K, D, L, q, out_p, out_g, out_o, out_n, p_end, M, W[m])
     for c in range(c_pol.shape[0]):
         h = c_seat[c]
@@ -345,7 +286,9 @@ def evaluate_tuples(tuples, N, G, K, KH, D, L, tol, stride, out_p, out_g, out_o,
     Wk = max(1, min(workers, n))
     for w in prange(Wk):
         H = np.empty((N, K + D + 1, N))
-        v = np.empty((K + D + 1, L))
+        v = np.empty((K + D + 1, L, N))
+        proll = np.empty((K + 1, L, N))
+        pr = np.empty(N)
         q = np.empty((K + 1, L))
         M = np.empty((K + D + 1, L))
         W = np.empty((N, K + D + 1))
@@ -355,4 +298,4 @@ def evaluate_tuples(tuples, N, G, K, KH, D, L, tol, stride, out_p, out_g, out_o,
         for t in range(w, n, Wk):
             evaluate_tuple(tuples[t], t, N, G, K, KH, D, L, tol, stride, out_p, out_g, out_o, out_n, p_end, start,
                            phi_eq, off_eq, rows_eq, mix_tuples, mix_q, wtab, ctab, role, c_pol, c_seat, c_fin, startp,
-                           phi, phi_off, phi_rows, H, v, q, M, W, Cst, A, Cc, out)
+                           phi, phi_off, phi_rows, H, v, proll, pr, q, M, W, Cst, A, Cc, out)

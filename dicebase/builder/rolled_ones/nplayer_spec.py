@@ -11,6 +11,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from dicebase.builder.equilibrium import MAX_ITERATIONS, tuple_scores, tuple_strides
+from dicebase.numeric.rolled_ones_turn import outcome_arrays
+from dicebase.rules import rolled_ones_turn as turn
 from dicebase.rules.rolled_ones import TIE_TOLERANCE, Rules, bar_ranges, score_cap
 
 
@@ -74,37 +76,15 @@ class Outcomes:
 
 
 def outcomes(rules: Rules) -> Outcomes:
-    L = rules.ones_limit
-    width = max(len(x) for x in rules.outcomes)
-    p = np.zeros((L, width))
-    g = np.zeros((L, width), dtype=np.int64)
-    on = np.zeros((L, width), dtype=np.int64)
-    n = np.zeros(L, dtype=np.int64)
-    for o in rules.ones:
-        for q, (prob, gain, o_next) in enumerate(rules.outcomes[o]):
-            p[o, q], g[o, q], on[o, q] = prob, gain, o_next
-        n[o] = len(rules.outcomes[o])
-    return Outcomes(p, g, on, n, np.array(rules.p_end))
+    p_end, p, gain, o_next, n = outcome_arrays(rules)
+    return Outcomes(p, gain, o_next, n, p_end)
 
 
 def first_passage(rules: Rules, d_max: int) -> np.ndarray:
-    """``Q[d, o, r - 1, o']``: from ``d = X - t >= 0`` points at or below the bar with ``o`` 1s set
-    aside, always rolling, the chance to first exceed the bar at ``X + r`` with ``o'`` 1s::
-
-        Q[d, o] = sum_{n=0}^{L-1-o} P_new1s(D-o, n) (delta_{r = g - d, o'} if g > d else Q[d - g, o'])
-
-    with ``g = D - o'``.  ``sum_{r, o'} Q[d, o, r, o']`` is seed 002's ``P_exceed(d, o)``.
-    """
-    L, D = rules.ones_limit, rules.dice
-    Q = np.zeros((d_max + 1, L, D, L))
-    for d in range(d_max + 1):
-        for o in rules.ones:
-            for prob, gain, o_next in rules.outcomes[o]:
-                if gain > d:
-                    Q[d, o, gain - d - 1, o_next] += prob
-                else:
-                    Q[d, o] += prob * Q[d - gain, o_next]
-    return Q
+    """``Q[d, o, r - 1, o']``: :func:`dicebase.rules.rolled_ones_turn.first_passage` (the final round's chance
+    process below the bar, defined once) as a numpy array."""
+    Q = turn.first_passage(rules, d_max)
+    return np.array(Q.data).reshape(Q.shape)
 
 
 def reach_mask(rules: Rules) -> np.ndarray:

@@ -1,0 +1,43 @@
+"""Great Rolled Ones' N-player turn (:mod:`dicebase.rules.rolled_ones_turn`, its one definition) compiled
+for the builder's kernels and the bots: ``njit(cache=True)`` of the very functions the lookups run in
+plain Python, so every caller computes each value by the same operations."""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from dicebase.rules import rolled_ones_turn as turn
+
+play_turn = njit(cache=True)(turn.play_turn)
+best_turn = njit(cache=True)(turn.best_turn)
+final_start = njit(cache=True)(turn.final_start)
+
+
+def outcome_arrays(rules) -> tuple[np.ndarray, ...]:
+    """``(p_end, out_p, out_g, out_o, out_n)`` of ``rules`` (:func:`dicebase.rules.rolled_ones_turn.outcome_grids`)
+    as numpy arrays: float probabilities, int64 points, 1s and counts."""
+    return tuple(np.array(g.data, dtype=np.float64 if x < 2 else np.int64).reshape(g.shape)
+                 for x, g in enumerate(turn.outcome_grids(rules)))
+
+
+@njit(cache=True)
+def mover_decisions(m, bust, hold, mixq, tol, p_end, out_p, out_g, out_o, out_n):
+    """q[n, k, o] (k = 0..K): seat ``m``'s roll probability in each of ``n`` turns played as stored
+    (:func:`play_turn` on the mover's own entry): ``bust[n]`` what three 1s leave it, ``hold[n, k]`` what a
+    hold at ``k`` gives it (k = 1..K + D; beyond K it holds), ``mixq[n, k, o]`` a stored mixing (NaN: none)."""
+    n, KD = hold.shape
+    K1, L = mixq.shape[1], mixq.shape[2]
+    q = np.zeros((n, K1, L))
+    H = np.zeros((KD, m + 1))
+    B = np.zeros(m + 1)
+    value = np.zeros((KD, L, m + 1))
+    proll = np.zeros((K1, L, m + 1))
+    pr = np.zeros(m + 1)
+    for r in range(n):
+        for k in range(KD):
+            H[k, m] = hold[r, k]
+        B[m] = bust[r]
+        play_turn(m, m, m + 1, K1 - 1, KD - K1, L, 0, tol, p_end, out_p, out_g, out_o, out_n, H, B, mixq[r], value,
+                  proll, q[r], pr)
+    return q
