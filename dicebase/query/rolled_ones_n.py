@@ -34,7 +34,7 @@ from dicebase.query.metadata import has_relation
 from dicebase.rules.rolled_ones import (
     DEFAULT_OPTIONS, MAX_PLAYERS, PLAYER_COUNTS, POLICY_MODES, Rules, final_totals, reachable_turns,
 )
-from dicebase.rules.rolled_ones_turn import Grid, first_passage, outcome_grids, play_turn
+from dicebase.rules.rolled_ones_turn import Grid, final_start, first_passage_from_zero, outcome_grids, play_turn
 
 WINS = ", ".join(layout.WINS)
 
@@ -286,41 +286,39 @@ class NPlayers:
     # -- the final round ----------------------------------------------------------------------
     def phi(self, b: Block, j: int, X: int, later: tuple[int, ...], cache: dict) -> list[float]:
         """``Phi_j(X; later)``: roles [leader, j, .., N-1] when 0-based seat ``j`` starts its final turn
-        with bar ``X``; ``later`` = the scores of seats j .. N-1 (the solver's kernel, in its order)."""
+        with bar ``X``; ``later`` = the scores of seats j .. N-1 (the solver's
+        :func:`~dicebase.rules.rolled_ones_turn.final_start` on the stored rows)."""
         key = (j, X, later)
         if key in cache:
             return cache[key]
-        r, N, G = b.rules, b.players, b.goal
-        D, L = r.dice, r.ones_limit
-        rows = cache.get(("rows", j, later[1:]))
-        if rows is None:
-            rows = cache[("rows", j, later[1:])] = self.final_rows(b, j, later[1:])
-        Q = first_passage(r, G + b.turn_total_bound + 2 * D)
-        d = X - later[0]
-        nf = N - j
-        W = [0.0] * nf
-        qs = cc = 0.0
-        for rr in range(1, D + 1):
-            for o2 in range(L):
-                qq = Q[d, 0, rr - 1, o2]
-                if qq == 0.0:
-                    continue
-                got = rows.get((X + rr, o2))
-                if got is None:
-                    raise NotInDatabase(f"rolled_ones_final_turns lacks seat {j + 1}'s total {X + rr}; rebuild with: "
-                                        f"{self.q.rebuild_command()}")
-                qs += qq
-                cc += qq * got[0]
-                for i in range(nf):
-                    W[i] += qq * got[1 + i]
-        cc += 1.0 - qs
-        if j == N - 1:
-            out = [cc, W[0]]
-        else:
-            nb = self.phi(b, j + 1, X, later[1:], cache)
-            out = [cc * nb[0], W[0]] + [W[i] + cc * nb[i] for i in range(1, nf)]
+        N, G, D, L = b.players, b.goal, b.dice, b.ones_limit
+        free = cache.get(("free", j, later[1:]))
+        if free is None:
+            free = cache[("free", j, later[1:])] = self.free_region(b, j, later[1:])
+        last = j == N - 1
+        nb = [] if last else self.phi(b, j + 1, X, later[1:], cache)
+        out = [0.0] * (N - j + 1)
+        Q0 = first_passage_from_zero(b.rules, G + b.turn_total_bound + 2 * D)
+        final_start(N - j, D, L, X - later[0], X - G - 1, Q0, *free, last, nb, 0, out, 0, [0.0] * (N - j))
         cache[key] = out
         return out
+
+    def free_region(self, b: Block, j: int, later: tuple[int, ...]) -> tuple[Grid, Grid]:
+        """``(FA[t - G - 1, o, :], Fc[t - G - 1, o])``: 0-based seat ``j``'s stored final turn above the bar
+        (its holding outcomes' win probabilities for seats j..N-1 and its chance of three 1s), the later
+        seats' scores ``later``."""
+        N, G, L = b.players, b.goal, b.ones_limit
+        tt = final_totals(b.rules, N, b.score_cap)[j]
+        rows = self.final_rows(b, j, later)
+        if len(rows) != tt * L:
+            raise NotInDatabase(f"{layout.FINAL_TURNS} lacks rows of seat {j + 1}'s final turn; rebuild with: "
+                                f"{self.q.rebuild_command()}")
+        FA, Fc = Grid((tt, L, N - j)), Grid((tt, L))
+        for (t, o), (p_bust, *fa) in rows.items():
+            Fc[t - G - 1, o] = p_bust
+            for i, x in enumerate(fa):
+                FA[t - G - 1, o, i] = x
+        return FA, Fc
 
     # -- the lookup ---------------------------------------------------------------------------
     def best(self, scores, player, turn_total, ones, variant: str | None = None) -> NStateValue:

@@ -101,7 +101,8 @@ def first_passage_from_zero(rules, d_max: int) -> Grid:
     Q = first_passage(rules, d_max)
     cell = rules.dice * rules.ones_limit
     Q0 = Grid((d_max + 1, rules.dice, rules.ones_limit))
-    Q0.data = [x for d in range(d_max + 1) for x in Q.data[d * rules.ones_limit * cell: (d * rules.ones_limit + 1) * cell]]
+    L = rules.ones_limit
+    Q0.data = [x for d in range(d_max + 1) for x in Q.data[d * L * cell: (d * L + 1) * cell]]
     return Q0
 
 

@@ -27,7 +27,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from dicebase.numeric.rolled_ones_turn import best_turn
+from dicebase.numeric.rolled_ones_turn import best_turn, final_start
 
 from dicebase.builder.equilibrium_kernels import (  # noqa: F401  (the status codes: re-exported)
     CONVERGED, CYCLE, GOING, NO_CONVERGENCE, end_round, initial_beta, record_start, solve_cycle,
@@ -90,39 +90,18 @@ def final_tables_piece(R, j, N, G, C, L, tol, tmax, XR, Q0, out_p, out_g, out_o,
 @njit(cache=True)
 def final_phi(R, j, N, G, L, XR, Q0, phi, phi_off, phi_rows, FA, Fc, W):
     """``Phi_j(X; s_j, R)`` for every bar ``X = G .. G + XR - 1`` and every ``s_j < G`` from seat ``j``'s
-    free region (``FA``, ``Fc``) and the first-passage table ``Q0[d, r - 1, o']`` (``d = X - s_j``)."""
+    free region (``FA``, ``Fc``) and the first-passage table ``Q0[d, r - 1, o']`` (``d = X - s_j``):
+    :func:`dicebase.rules.rolled_ones_turn.final_start`, the lookups' too."""
     nf = N - j
     D = Q0.shape[1]
     stride_j = phi_rows[j] // G  # G ** (N - 1 - j)
+    FAR = FA[R]
+    FcR = Fc[R]
     for X in range(G, G + XR):
+        nb = 0 if j == N - 1 else phi_off[j + 1] + ((X - G) * phi_rows[j + 1] + R) * nf
         for sj in range(G):
-            d = X - sj
-            for i in range(nf):
-                W[i] = 0.0
-            qs = 0.0
-            cc = 0.0
-            for r in range(1, D + 1):
-                tt = X + r - G - 1
-                for o2 in range(L):
-                    qq = Q0[d, r - 1, o2]
-                    if qq == 0.0:
-                        continue
-                    qs += qq
-                    cc += qq * Fc[R, tt, o2]
-                    for i in range(nf):
-                        W[i] += qq * FA[R, tt, o2, i]
-            cc += 1.0 - qs  # three 1s before exceeding the bar
-            rf = sj * stride_j + R
-            base = phi_off[j] + ((X - G) * phi_rows[j] + rf) * (nf + 1)
-            if j == N - 1:
-                phi[base] = cc  # the leader keeps the lead
-                phi[base + 1] = W[0]
-            else:
-                nb = phi_off[j + 1] + ((X - G) * phi_rows[j + 1] + R) * nf
-                phi[base] = cc * phi[nb]
-                phi[base + 1] = W[0]
-                for i in range(1, nf):
-                    phi[base + 1 + i] = W[i] + cc * phi[nb + i]
+            base = phi_off[j] + ((X - G) * phi_rows[j] + sj * stride_j + R) * (nf + 1)
+            final_start(nf, D, L, X - sj, X - G - 1, Q0, FAR, FcR, j == N - 1, phi, nb, phi, base, W)
 
 
 @njit(cache=True, parallel=True)
