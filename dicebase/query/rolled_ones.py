@@ -433,7 +433,7 @@ class Queries:
             found = self._found(v)
             if found is not None:
                 self.blocks.hold(layout.STATES, (name,), lambda v=v, found=found: held_module.load_rows(
-                    self.db.fetch_arrays, STATES, found.base, found.size, keys, values, held_module.rolled_ones_positions(v.rules),
+                    self.db.fetch_arrays, STATES, found.base, found.size, keys, values, _held_positions(v.rules),
                     stop=stop or (lambda: False)))
         return held_bytes(self.db, STATES)
 
@@ -539,3 +539,24 @@ def _examples(v: Variant, o: int) -> str:
     ks = sorted(k for k, oo in v.reachable if oo == o)
     head = ", ".join(map(str, ks[:8]))
     return f"{head}, ..." if len(ks) > 8 else head
+
+
+def _held_positions(rules):
+    """:func:`dicebase.layout.rolled_ones.position` over numpy arrays of keys (p, i, j, k, o), from
+    the layout's tables (:func:`~dicebase.layout.rolled_ones.position_tables`): each key's offset
+    in its variant's block as the build writes it, -1 for a state it does not store."""
+    import numpy as np  # hold() only: a lookup loads no numpy
+
+    turn, first_rows, per_pair = (np.array(table, dtype=np.int64) for table in layout.position_tables(rules))
+    G = rules.goal
+
+    def position(p, i, j, k, o):
+        inside = ((p >= 1) & (p <= 2) & (i >= 0) & (i < G) & (j >= 0) & (j < G) & (k >= 0)
+                  & (k < turn.shape[0]) & (o >= 0) & (o < turn.shape[1]))
+        p, i, j = np.where(inside, p, 1), np.where(inside, i, 0), np.where(inside, j, 0)
+        k, o = np.where(inside, k, 0), np.where(inside, o, 0)
+        n = turn[k, o]
+        fits = inside & (n >= 0) & (n < per_pair[p - 1, i])
+        return np.where(fits, first_rows[p - 1, i] + j * per_pair[p - 1, i] + n, -1)
+
+    return position

@@ -403,7 +403,7 @@ class Stored:
 
     # -- holding the two-player table ------------------------------------------------------------
     def hold(self, rules: str, goal: int, stop) -> None:
-        """Hold the (rules, goal) block of ten_thousand_duel in memory (dicebase/query/held.py),
+        """Hold the (rules, goal) block of ten_thousand_duel in memory (dicebase/query/ten_thousand/held.py),
         unless it is not laid out as the build writes it."""
         if self.blocks.held(DUEL, (rules, goal)) is not None:
             return
@@ -411,7 +411,7 @@ class Stored:
         bounds = self.read_bounds_block(rules, goal) if lay is not None else None
         if lay is None or bounds is None:
             return  # not laid out as the build writes it: the lookups read it as before
-        from dicebase.query import held
+        from dicebase.query.ten_thousand import held
 
         unit = self.q._shape(rules)[0]
         self.blocks.hold(DUEL, (rules, goal), lambda: held.load(self.db.fetch_arrays, lay.base, lay.size, unit,
