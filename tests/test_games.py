@@ -42,6 +42,56 @@ def test_each_game_module_implements_its_layer(name):
     assert isinstance(games.load(name, "schema").VIEWS, (list, tuple))
     if games.game(name).pages:  # a game may have no page yet (Pig, issue 31)
         assert callable(games.load(name, "pages"))
+    if games.game(name).bots:
+        from dicebase.bots import GameBots
+
+        assert isinstance(games.load(name, "bots"), GameBots)
+
+
+def test_a_toy_game_is_played_paged_and_queried_through_its_descriptor():
+    """Bots, tournaments, simulations, play, the pages' routes and the Datasette metadata find a game by its
+    descriptor alone (tests/toy_game_play.py: one module standing for a game's bots, play, page and layout)."""
+    import types
+
+    import toy_game_play
+    from starlette.applications import Starlette
+    from starlette.testclient import TestClient
+
+    from dicebase import bots
+    from dicebase.bots.play import play
+    from dicebase.builder import datasette
+    from dicebase.errors import BadInput
+    from dicebase.web import pages
+
+    class Db:  # the toy's engine reads nothing; the bots keep their engines per open database
+        pass
+
+    toy_game_play.register()
+    try:
+        db = Db()
+        assert bots.bot_names("toy-toss") == toy_game_play.BOTS
+        result = bots.tournament(db, "toy-toss", ["coin"] * 3)
+        assert [s.p_win for s in result.seats] == [1 / 3] * 3 and result.unit == "game"
+        run = bots.simulate(db, "toy_toss", ["coin", "coin"], rounds=2000, seed=1)
+        assert sum(s.wins for s in run.seats) == 2000 and run.outside == 0
+        with pytest.raises(BadInput, match="takes 2 to 3 players"):
+            bots.tournament(db, "toy-toss", ["coin"] * 4)
+        with pytest.raises(BadInput, match="it is a toy-toss bot"):
+            bots.tournament(db, "threes", ["win", "coin"])
+        asked = []
+        review = play(db, "toy-toss", ["coin"], 2, lambda prompt: asked.append(prompt) or "", lambda text: None)
+        assert asked == ["toss? "] and review.game == "toy-toss" and review.result.startswith("scores [")
+
+        server = types.SimpleNamespace(name="a test server", etag="x", not_modified=lambda request: False)
+        with TestClient(Starlette(routes=pages.routes(server))) as client:
+            assert client.get("/toy-toss").text == "toss page of a test server"
+
+        doc = datasette.metadata([], ["threes", "toy_toss"])
+        assert list(doc["databases"]["dicebase"]["queries"]) == ["threes_best_keep", "toy_toss_heads"]
+        assert doc["source"].endswith(", " + toy_game_play.SOURCE) and "Toss)." in doc["description"]
+    finally:
+        toy_game_play.unregister()
+    assert "toy_toss" not in games.names() and "toy_toss_heads" not in datasette.canned_queries(games.names())
 
 
 def test_a_registered_game_joins_every_live_list_and_leaves_again():

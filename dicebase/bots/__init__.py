@@ -24,8 +24,6 @@ from dicebase import games
 from dicebase.bots.base import seat_names, wilson
 from dicebase.errors import BadInput
 
-#: The games with bots, by their CLI name (their descriptors name a bots module: :mod:`dicebase.games`).
-GAMES = tuple(games.cli_names("bots"))
 MAX_SEATINGS = 5040  # --rotate: distinct seatings evaluated (7 different bots)
 MAX_ROUNDS = 100_000_000
 
@@ -67,8 +65,9 @@ class GameBots(Protocol):
 
 def _game_name(game) -> str:
     name = str(game).replace("_", "-") if isinstance(game, str) else game
-    if name not in GAMES:
-        raise BadInput(f"unknown game {game!r} for bots; games: {', '.join(GAMES)}")
+    known = games.cli_names("bots")  # the games whose descriptors name a bots module, registered ones too
+    if name not in known:
+        raise BadInput(f"unknown game {game!r} for bots; games: {', '.join(known)}")
     return name
 
 
@@ -96,7 +95,7 @@ def _check_bots(game: str, bots, least: int = 2) -> list[str]:
         raise BadInput(f"a {game} tournament needs at least {least} bots, got {len(bots)}")
     for b in bots:
         if not is_bot(game, b):
-            others = [g for g in GAMES if g != game and is_bot(g, b)]
+            others = [g for g in games.cli_names("bots") if g != game and is_bot(g, b)]
             where = f" (it is a {others[0]} bot)" if others else ""
             raise BadInput(f"unknown {game} bot {b!r}{where}; {game} bots: {', '.join(known)}")
     most = _module(game).MAX_SEATS
