@@ -170,3 +170,33 @@ def test_every_public_method_takes_junk_as_a_dicebase_error(paths, kind):
                 except Exception as exc:  # noqa: BLE001 - the point of the test
                     failed.append(f"{name}(*{args!r}, **{kwargs!r}) raised {type(exc).__name__}: {exc}")
     assert failed == []
+
+
+# --------------------------------------------------------------------------- policy cycles (three players)
+#: Pig's die at goal 50, three players only: three score tuples where best responses cycle, each with a pure
+#: equilibrium found by the search ((0, 7, 7) and its rotations); the smallest goal with any (none below 50).
+CYCLES = {"pig": {"variants": [], "house_rules": {"pig50": {"goal": 50, "faces": 6, "bust_face": 1,
+                                                            "scores": [0, 2, 3, 4, 5, 6]}},
+                  "players": [3], "policy_players": []}}
+
+
+def test_a_cycle_tuple_is_recorded_and_said_so(built_db, run_cli):
+    """../shared/N-PLAYERS.md: the tuples where best responses cycle are recorded (pig_cycle_tuples, the build
+    metadata) and a lookup there says so; the stored profile is an equilibrium (no seat gains by deviating)."""
+    path = built_db(("pig",), "duckdb", CYCLES)
+    with dicebase.open(path) as db:
+        rows = db.fetchall("SELECT score1, score2, score3, kind, residual FROM pig_cycle_tuples ORDER BY 1, 2, 3")
+        assert [r[:4] for r in rows] == [(0, 7, 7, "pure"), (7, 0, 7, "pure"), (7, 7, 0, "pure")]
+        assert all(r[4] <= 1e-12 for r in rows)
+        notes = json.loads(db.fetchone("SELECT notes_json FROM build_games WHERE game = 'pig'")[0])
+        assert [c["scores"] for c in notes["pig50.players3"]["cycles"]] == [[0, 7, 7], [7, 0, 7], [7, 7, 0]]
+        for seat in (1, 2, 3):
+            got = db.pig.best([0, 7, 7], seat, 0, variant="pig50")
+            assert got.cycle is not None and got.as_dict()["cycle_tuple"] is True
+            assert got.cycle["kind"] == "pure" and "cycle" in got.cycle["note"]
+            # every turn total of the seat's turn: the stored action is at least as good as the other one
+            for k in sorted(rules.reachable(rules.Rules(goal=50), 49 - got.scores[seat - 1])):
+                here = db.pig.best([0, 7, 7], seat, k, variant="pig50")
+                assert here.actions[0].p_win >= here.actions[-1].p_win - 1e-12
+    doc = _json(run_cli, "best", "--scores", "0,7,7", "--player", "2", "--db", str(path))
+    assert doc["cycle_tuple"] is True and doc["cycle"]["kind"] == "pure"
