@@ -200,3 +200,20 @@ def test_a_cycle_tuple_is_recorded_and_said_so(built_db, run_cli):
                 assert here.actions[0].p_win >= here.actions[-1].p_win - 1e-12
     doc = _json(run_cli, "best", "--scores", "0,7,7", "--player", "2", "--db", str(path))
     assert doc["cycle_tuple"] is True and doc["cycle"]["kind"] == "pure"
+
+
+def test_the_http_api_is_the_cli(paths, run_cli):
+    """The HTTP API is generated from the commands: the same JSON document, errors as one line with 400/404."""
+    from starlette.testclient import TestClient
+
+    from dicebase.web.app import create_app
+
+    cli = _json(run_cli, "best", "--scores", "4,3,0", "--player", "2", "--turn-total", "2", "--rules", "pig6",
+                "--db", str(paths["duckdb"]))
+    with dicebase.open(paths["duckdb"]) as db, TestClient(create_app(db)) as client:
+        got = client.get("/api/v1/pig/best?scores=4,3,0&player=2&turn_total=2&rules=pig6")
+        assert got.status_code == 200 and got.json() == cli
+        bad = client.get("/api/v1/pig/best?scores=4,3&player=2&turn_total=1&rules=pig6")
+        assert bad.status_code == 400 and "cannot occur" in bad.json()["error"]
+        missing = client.get("/api/v1/pig/seats?players=4&rules=pig6")
+        assert missing.status_code == 404 and "pig.players=[2,3,4]" in missing.json()["error"]

@@ -30,12 +30,17 @@ def _val(name, type_, comment):
     return Column(name, type_, nullable=False, comment=comment)
 
 
+def _absent(n: int) -> str:
+    """What a seat column holds in a block of fewer players (seats 1 and 2 are always there)."""
+    return f"; 0 when players < {n}" if n > PLAYER_COUNTS[0] else ""
+
+
 def _score(n: int) -> Column:
-    return _key(f"score{n}", SmallInteger, f"seat {n}'s banked score, points (0 .. goal - 1); 0 when players < {n}")
+    return _key(f"score{n}", SmallInteger, f"seat {n}'s banked score, points (0 .. goal - 1){_absent(n)}")
 
 
 def _win(n: int, what: str) -> Column:
-    return _val(f"p_win{n}", Double, f"seat {n}'s win probability{what}, {PROB}; 0 when players < {n}")
+    return _val(f"p_win{n}", Double, f"seat {n}'s win probability{what}, {PROB}{_absent(n)}")
 
 
 pig_variants = table(
@@ -171,9 +176,8 @@ def _deviation():
 _some_zero = or_(*(and_(_ts.c.players >= n, _ts.c[f"score{n}"] == 0) for n in SEATS))
 COMPENSATION_COMMENTS = {
     "variant": VARIANT, "players": PLAYERS,
-    **{f"score{n}": f"seat {n}'s starting points (compensation), points; 0 when players < {n}" for n in SEATS},
-    **{f"p_win{n}": f"seat {n}'s win probability from these starting scores, {PROB}; 0 when players < {n}"
-       for n in SEATS},
+    **{f"score{n}": f"seat {n}'s starting points (compensation), points{_absent(n)}" for n in SEATS},
+    **{f"p_win{n}": f"seat {n}'s win probability from these starting scores, {PROB}{_absent(n)}" for n in SEATS},
     "deviation": "the largest |p_win - 1/players| over the seats, probability difference",
 }
 _comp_select = select(
