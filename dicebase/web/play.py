@@ -98,7 +98,7 @@ def _bot_counts(db, game: str, names: list[str]) -> list[tuple[int, str | None]]
         players = []
     out = []
     for count in [1, *(n - 1 for n in players)]:
-        lineup = (names or ["optimal"])[:count]
+        lineup = (names or default_bots(game))[:count]
         lineup += lineup[-1:] * (count - len(lineup))
         out.append((count, None if lineup == names else f"/play/{game}?{urlencode({'bots': ','.join(lineup)})}"))
     return out
