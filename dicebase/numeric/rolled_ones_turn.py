@@ -12,6 +12,7 @@ from dicebase.rules import rolled_ones_turn as turn
 play_turn = njit(cache=True)(turn.play_turn)
 best_turn = njit(cache=True)(turn.best_turn)
 final_start = njit(cache=True)(turn.final_start)
+final_turn = njit(cache=True)(turn.final_turn)
 
 
 def outcome_arrays(rules) -> tuple[np.ndarray, ...]:

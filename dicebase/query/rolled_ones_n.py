@@ -34,7 +34,9 @@ from dicebase.query.metadata import has_relation
 from dicebase.rules.rolled_ones import (
     DEFAULT_OPTIONS, MAX_PLAYERS, PLAYER_COUNTS, POLICY_MODES, Rules, final_totals, reachable_turns,
 )
-from dicebase.rules.rolled_ones_turn import Grid, final_start, first_passage_from_zero, outcome_grids, play_turn
+from dicebase.rules.rolled_ones_turn import (
+    Grid, final_start, final_turn, first_passage_from_zero, outcome_grids, play_turn,
+)
 
 WINS = ", ".join(layout.WINS)
 
@@ -417,41 +419,21 @@ class NPlayers:
     def final_turn(self, b: Block, j: int, bar: int, own: int, later: tuple[int, ...], t_at: int, o_at: int):
         """(P_roll, P_hold) over roles [leader, j, .., N-1] at total ``t_at`` with ``o_at`` 1s of 0-based seat
         ``j``'s final turn with bar ``bar`` (P_hold None where holding is not allowed): the solver's
-        ``final_turn_values``, above the bar from the stored rows, at or below it by rolling."""
+        :func:`~dicebase.rules.rolled_ones_turn.final_turn`, above the bar from the stored rows, at or below it
+        by rolling."""
         r, N, G = b.rules, b.players, b.goal
-        L = r.ones_limit
         cache: dict = {}
         nxt = [1.0] if j == N - 1 else self.phi(b, j + 1, bar, later, cache)
         bust = [nxt[0], 0.0] + list(nxt[1:])  # the old leader keeps its role, j gets 0
-        rows = self.final_rows(b, j, later)
         top = G + final_totals(r, N, b.score_cap)[j]
-
-        def above(t, o):  # stored: FA + Fc * bust over roles [leader, j, ..]
-            got = rows.get((t, o))
-            if got is None:
-                raise NotInDatabase(f"{layout.FINAL_TURNS} lacks seat {j + 1}'s total {t}; rebuild with: "
-                                    f"{self.q.rebuild_command()}")
-            return [got[0] * bust[0]] + [a + got[0] * c for a, c in zip(got[1:], bust[1:])]
-
-        def roll_from(t, o, value):
-            v = [r.p_end[o] * x for x in bust]
-            for prob, gain, o_next in r.outcomes[o]:
-                tt = min(t + gain, top)
-                nv = value[(tt, o_next)] if tt <= bar else above(tt, o_next)
-                v = [a + prob * c for a, c in zip(v, nv)]
-            return v
-
+        value = Grid((top + 1, r.ones_limit, N - j + 1))
+        final_turn(N - j, G, r.ones_limit, top, max(bar, t_at), t_at, bust, *self.free_region(b, j, later),
+                   *outcome_grids(r), value, [0.0] * (N - j + 1))
+        roll = value.row(t_at, o_at)
         if t_at > bar:
-            if j == N - 1:
-                hold = [0.0, 1.0]
-            else:
-                hold = [0.0] + list(self.phi(b, j + 1, t_at, later, cache))  # j leads with t_at
-            return (None if t_at >= b.score_cap else roll_from(t_at, o_at, {})), hold
-        value = {}
-        for t in range(bar, t_at - 1, -1):
-            for o in range(L):
-                value[(t, o)] = roll_from(t, o, value)
-        return value[(t_at, o_at)], None
+            hold = [0.0, 1.0] if j == N - 1 else [0.0] + list(self.phi(b, j + 1, t_at, later, cache))  # j leads
+            return (None if t_at >= b.score_cap else roll), hold
+        return roll, None
 
     def turn(self, b: Block, scores: tuple[int, ...], m: int, k_at: int, o_at: int, mix: dict):
         """(P_roll, P_hold, roll probability, value) at (k_at, o_at) of seat ``m``'s turn: the turn as the

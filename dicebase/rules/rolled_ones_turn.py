@@ -246,3 +246,30 @@ def final_start(nf, D, L, d, t0, Q0, FA, Fc, last, nb, nb0, out, o0, W):
         out[o0 + 1] = W[0]
         for i in range(1, nf):
             out[o0 + 1 + i] = W[i] + cc * nb[nb0 + i]
+
+
+def final_turn(nf, G, L, top, X, t_stop, bust, FA, Fc, p_end, out_p, out_g, out_o, out_n, value, v):
+    """Seat ``j``'s final turn with bar ``X``: ``value[t, o, :]`` over the roles ``[leader, j, .., N-1]``
+    (``nf + 1`` of them) for the totals ``t = top .. t_stop`` with ``o`` 1s set aside.  Above the bar it plays
+    its stored free region, ``FA[t - G - 1, o, :] + Fc[t - G - 1, o] * bust`` (roles ``j ..``; the leader's
+    entry ``Fc * bust[0]``); at or below it must roll (totals past ``top`` read ``top``).  ``bust``: the roles'
+    values when it busts (the next seat's ``Phi`` at the old bar, ``j`` getting 0).  ``v``: scratch of length
+    ``nf + 1``."""
+    for t in range(top, X, -1):
+        for o in range(L):
+            fc = Fc[t - G - 1, o]
+            value[t, o, 0] = fc * bust[0]
+            for i in range(nf):
+                value[t, o, 1 + i] = FA[t - G - 1, o, i] + fc * bust[1 + i]
+    for t in range(X, t_stop - 1, -1):
+        for o in range(L):
+            for i in range(nf + 1):
+                v[i] = p_end[o] * bust[i]
+            for x in range(out_n[o]):
+                p = out_p[o, x]
+                tt = min(t + out_g[o, x], top)
+                o2 = out_o[o, x]
+                for i in range(nf + 1):
+                    v[i] = v[i] + p * value[tt, o2, i]
+            for i in range(nf + 1):
+                value[t, o, i] = v[i]

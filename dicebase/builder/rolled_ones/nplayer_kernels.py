@@ -37,7 +37,7 @@ from dicebase.builder.equilibrium_kernels import (  # noqa: F401  (the status co
 # --------------------------------------------------------------------------- final round
 @njit(cache=True)
 def final_tables_piece(R, j, N, G, C, L, tol, tmax, XR, Q0, out_p, out_g, out_o, out_n, p_end,
-                       phi, phi_off, phi_rows, FA, Fc, FR, W):
+                       phi, phi_off, phi_rows, FA, Fc, FR, W, fixed, given):
     """Seat ``j``'s final turn for the later seats' scores ``R`` (index of ``s_{j+1}..s_{N-1}``).
 
     Free region ``t > X`` (the mover may hold): ``FA[R, t - G - 1, o, :]`` (roles ``j..N-1``,
@@ -45,6 +45,10 @@ def final_tables_piece(R, j, N, G, C, L, tol, tmax, XR, Q0, out_p, out_g, out_o,
     ``B`` the next seat's table at the old bar (the mover gets 0 from a bust).  Then
     ``Phi_j(X; s_j, R)`` for every bar ``X = G .. G + XR - 1`` and every ``s_j < G`` from the
     first-passage table ``Q0[d, r - 1, o']`` (``d = X - s_j``: exceed first at ``X + r``).
+
+    Seat ``j`` best-responds (``FR[R, t - G - 1, o]`` its decisions; it holds at the score cap ``C``), or with
+    ``fixed`` plays the decisions ``given[R, t - G - 1, o]`` (the stored equilibrium's, or never for a policy
+    seat, which holds as soon as it is above the bar; False where a roll would pass ``tmax``; ``FR`` untouched).
     """
     nf = N - j  # roles of the free region: j, j+1, .., N-1
     h = np.empty(nf)
@@ -58,32 +62,30 @@ def final_tables_piece(R, j, N, G, C, L, tol, tmax, XR, Q0, out_p, out_g, out_o,
             for i in range(nf):
                 h[i] = phi[base + i]
         for o in range(L):
-            if t >= C:  # the score cap: hold
+            go = given[R, ti, o] if fixed else t < C  # at the score cap it holds
+            if go:
                 for i in range(nf):
-                    FA[R, ti, o, i] = h[i]
-                Fc[R, ti, o] = 0.0
-                FR[R, ti, o] = False
-                continue
-            for i in range(nf):
-                rv[i] = 0.0
-            rc = p_end[o]
-            for q in range(out_n[o]):
-                p = out_p[o, q]
-                tt = t + out_g[o, q] - G - 1
-                o2 = out_o[o, q]
-                for i in range(nf):
-                    rv[i] += p * FA[R, tt, o2, i]
-                rc += p * Fc[R, tt, o2]
-            if rv[0] > h[0] + tol:  # a bust leaves the mover 0, so rv[0] is its whole roll value
+                    rv[i] = 0.0
+                rc = p_end[o]
+                for q in range(out_n[o]):
+                    p = out_p[o, q]
+                    tt = t + out_g[o, q] - G - 1
+                    o2 = out_o[o, q]
+                    for i in range(nf):
+                        rv[i] += p * FA[R, tt, o2, i]
+                    rc += p * Fc[R, tt, o2]
+                if not fixed:
+                    go = rv[0] > h[0] + tol  # a bust leaves the mover 0, so rv[0] is its whole roll value
+            if not fixed:
+                FR[R, ti, o] = go
+            if go:
                 for i in range(nf):
                     FA[R, ti, o, i] = rv[i]
                 Fc[R, ti, o] = rc
-                FR[R, ti, o] = True
             else:
                 for i in range(nf):
                     FA[R, ti, o, i] = h[i]
                 Fc[R, ti, o] = 0.0
-                FR[R, ti, o] = False
     final_phi(R, j, N, G, L, XR, Q0, phi, phi_off, phi_rows, FA, Fc, W)
 
 
@@ -106,7 +108,7 @@ def final_phi(R, j, N, G, L, XR, Q0, phi, phi_off, phi_rows, FA, Fc, W):
 
 @njit(cache=True, parallel=True)
 def final_tables(j, N, G, C, L, tol, tmax, XR, Q0, out_p, out_g, out_o, out_n, p_end,
-                 phi, phi_off, phi_rows, FA, Fc, FR, workers):
+                 phi, phi_off, phi_rows, FA, Fc, FR, fixed, given, workers):
     """:func:`final_tables_piece` for every ``R`` (independent pieces, ``prange`` over workers)."""
     nR = phi_rows[j] // G
     Wk = min(workers, nR)
@@ -114,7 +116,7 @@ def final_tables(j, N, G, C, L, tol, tmax, XR, Q0, out_p, out_g, out_o, out_n, p
         W = np.empty(N - j)
         for R in range(w, nR, Wk):
             final_tables_piece(R, j, N, G, C, L, tol, tmax, XR, Q0, out_p, out_g, out_o, out_n, p_end,
-                               phi, phi_off, phi_rows, FA, Fc, FR, W)
+                               phi, phi_off, phi_rows, FA, Fc, FR, W, fixed, given)
 
 
 # --------------------------------------------------------------------------- one score tuple

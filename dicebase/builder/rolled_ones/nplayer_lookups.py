@@ -10,7 +10,7 @@ import numpy as np
 
 from dicebase.builder.rolled_ones.nplayer_final import Finals, final_start
 from dicebase.builder.rolled_ones.nplayer_spec import Spec
-from dicebase.numeric.rolled_ones_turn import outcome_arrays, play_turn
+from dicebase.numeric.rolled_ones_turn import final_turn, outcome_arrays, play_turn
 
 
 def turn_values(scores, seat: int, start_values_lookup, spec: Spec, finals: Finals, mixing=None):
@@ -63,7 +63,7 @@ def final_turn_values(spec: Spec, finals: Finals, j: int, X: int, later: tuple[i
     for totals ``t = 0 .. G + TT`` (``t = s_j + k``; ``TT`` the stored free-region width) and ``roll[t, o]``
     (must roll at ``t <= X``)."""
     r, N = spec.rules, spec.players
-    G, D, L = r.goal, r.dice, r.ones_limit
+    G, L = r.goal, r.ones_limit
     R = 0
     for s in later:
         R = R * G + int(s)
@@ -71,18 +71,9 @@ def final_turn_values(spec: Spec, finals: Finals, j: int, X: int, later: tuple[i
     bust = np.concatenate([[nxt[0], 0.0], nxt[1:]])  # the old leader keeps its role, j gets 0
     top = G + finals.fa[j].shape[1]
     value = np.zeros((top + 1, L, N - j + 1))
-    roll = np.zeros((top + 1, L), dtype=bool)
-    for t in range(top, X, -1):  # above the bar: stored
-        fa, fc = finals.fa[j][R, t - G - 1], finals.fc[j][R, t - G - 1]
-        value[t, :, 1:] = fa
-        value[t] += fc[:, None] * bust
-        roll[t] = finals.froll[j][R, t - G - 1]
-    for t in range(X, -1, -1):
-        for o in range(L):
-            v = r.p_end[o] * bust
-            for prob, gain, o_next in r.outcomes[o]:
-                v = v + prob * value[min(t + gain, top), o_next]
-            value[t, o] = v
-            roll[t, o] = True
+    roll = np.ones((top + 1, L), dtype=bool)  # at or below the bar it must roll
+    roll[X + 1:] = finals.froll[j][R, X - G:]
+    p_end, out_p, out_g, out_o, out_n = outcome_arrays(r)
+    final_turn(N - j, G, L, top, X, 0, bust, finals.fa[j][R], finals.fc[j][R], p_end, out_p, out_g, out_o, out_n,
+               value, np.zeros(N - j + 1))
     return value, roll
-

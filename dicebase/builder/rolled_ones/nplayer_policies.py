@@ -189,7 +189,7 @@ def given_finals(sol: Solution, spec: Spec, hold_seat: int | None, workers: int)
     """The final round (``Finals.flat`` of ``spec``'s layout) when every seat plays its stored final turn
     (``sol.finals.froll``; at or beyond the stored score cap it holds, as stored) except ``hold_seat``
     (0-based, or None), which holds as soon as it is above the bar (the policies' final turn)."""
-    from dicebase.builder.rolled_ones import nplayer_policy_kernels as pkern
+    from dicebase.builder.rolled_ones import nplayer_kernels as kern
 
     r, N = spec.rules, spec.players
     G, D, L, C = r.goal, r.dice, r.ones_limit, spec.cap
@@ -206,9 +206,9 @@ def given_finals(sol: Solution, spec: Spec, hold_seat: int | None, workers: int)
             stored = sol.finals.froll[j]
             width = min(stored.shape[1], C - G - 1)
             given[:, :width] = stored[:, :width]
-        pkern.final_tables_given(j, N, G, L, tmax, ranges[j] - G + 1, Q0, out.p, out.gain, out.o_next, out.n,
-                                 out.p_end, flat, offsets, rows, given, np.zeros((nR, tmax - G, L, N - j)),
-                                 np.zeros((nR, tmax - G, L)), workers)
+        kern.final_tables(j, N, G, C, L, spec.tie_tolerance, tmax, ranges[j] - G + 1, Q0, out.p, out.gain, out.o_next,
+                          out.n, out.p_end, flat, offsets, rows, np.zeros((nR, tmax - G, L, N - j)),
+                          np.zeros((nR, tmax - G, L)), given, True, given, workers)
     return flat
 
 

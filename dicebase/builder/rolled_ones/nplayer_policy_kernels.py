@@ -14,7 +14,7 @@ from numba import njit, prange
 from dicebase.builder.equilibrium_kernels import (
     CONVERGED, GOING, NO_CONVERGENCE, end_round, initial_beta,
 )
-from dicebase.builder.rolled_ones.nplayer_kernels import fill_hold, final_phi
+from dicebase.builder.rolled_ones.nplayer_kernels import fill_hold
 from dicebase.numeric.rolled_ones_turn import best_turn, play_turn
 
 
@@ -94,55 +94,6 @@ def solve_tuples_fixed(tuples, h, hdec, N, G, K, KH, D, L, tol, maxit, stride, r
 
 
 # --------------------------------------------------------------------------- the others keep the equilibrium
-@njit(cache=True)
-def final_given_piece(R, j, N, G, L, tmax, XR, Q0, out_p, out_g, out_o, out_n, p_end, phi, phi_off, phi_rows,
-                      given, FA, Fc, W):
-    """:func:`.nplayer_kernels.final_tables_piece` with seat ``j``'s decisions above the bar given: it rolls at
-    ``(t, o)`` iff ``given[R, t - G - 1, o]`` (the stored equilibrium's, or never for a policy seat, which
-    holds as soon as it is above the bar).  ``given`` must be False where a roll would pass ``tmax``."""
-    nf = N - j
-    h = np.empty(nf)
-    for t in range(tmax, G, -1):
-        ti = t - G - 1
-        if j == N - 1:
-            h[0] = 1.0
-        else:
-            base = phi_off[j + 1] + ((t - G) * phi_rows[j + 1] + R) * nf
-            for i in range(nf):
-                h[i] = phi[base + i]
-        for o in range(L):
-            if not given[R, ti, o]:
-                for i in range(nf):
-                    FA[R, ti, o, i] = h[i]
-                Fc[R, ti, o] = 0.0
-                continue
-            for i in range(nf):
-                FA[R, ti, o, i] = 0.0
-            rc = p_end[o]
-            for q in range(out_n[o]):
-                p = out_p[o, q]
-                tt = t + out_g[o, q] - G - 1
-                o2 = out_o[o, q]
-                for i in range(nf):
-                    FA[R, ti, o, i] += p * FA[R, tt, o2, i]
-                rc += p * Fc[R, tt, o2]
-            Fc[R, ti, o] = rc
-    final_phi(R, j, N, G, L, XR, Q0, phi, phi_off, phi_rows, FA, Fc, W)
-
-
-@njit(cache=True, parallel=True)
-def final_tables_given(j, N, G, L, tmax, XR, Q0, out_p, out_g, out_o, out_n, p_end, phi, phi_off, phi_rows, given,
-                       FA, Fc, workers):
-    """:func:`final_given_piece` for every ``R`` (independent pieces, ``prange`` over workers)."""
-    nR = phi_rows[j] // G
-    Wk = min(workers, nR)
-    for w in prange(Wk):
-        W = np.empty(N - j)
-        for R in range(w, nR, Wk):
-            final_given_piece(R, j, N, G, L, tmax, XR, Q0, out_p, out_g, out_o, out_n, p_end, phi, phi_off,
-                              phi_rows, given, FA, Fc, W)
-
-
 @njit(cache=True)
 def occupancy(top, D, L, roll, out_p, out_g, out_o, out_n, p_end, M, w):
     """A turn played with roll probabilities ``roll[k, o]`` (``k <= top``; always at ``k = 0``; beyond
