@@ -111,22 +111,14 @@ class TenThousandN(Play):
 
     @cached_property
     def mv(self) -> dict:
-        """The lookups' moves (``db.ten_thousand.n.moves``: roll groups and keeps in tie-break order) flattened
-        for the kernels, in units."""
+        """The lookups' moves (``db.ten_thousand.n.moves``: roll groups and keeps in tie-break order) as the flat
+        arrays of their layout (``db.ten_thousand.n.layout``), in units."""
         m = self.db.ten_thousand.n.moves(self.rules)
-        sg, gp, go, op, ost = [0], [], [0], [], []
-        for _first, groups in m.groups:
-            for p, opts in groups:
-                gp.append(p)
-                for pts, c2 in opts:
-                    op.append(pts)
-                    ost.append(c2)
-                go.append(len(op))
-            sg.append(len(gp))
+        lay = self.db.ten_thousand.n.layout(self.rules)
         i64 = lambda x: np.array(x, dtype=np.int64)  # noqa: E731
-        return {"sg": i64(sg), "gp": np.array(gp, dtype=float), "go": i64(go), "op": i64(op), "ost": i64(ost),
-                "pf": np.array(m.pf, dtype=float), "maxp": int(m.max_pts), "pf_min": float(min(m.pf)),
-                "c0": m.states.index((self.dice, 0)), "states": m.states}
+        return {"sg": i64(lay.sg), "gp": np.array(lay.gp, dtype=float), "go": i64(lay.go), "op": i64(lay.op),
+                "ost": i64(lay.ost), "pf": np.array(lay.pf, dtype=float), "maxp": int(m.max_pts),
+                "pf_min": float(min(m.pf)), "c0": m.states.index((self.dice, 0)), "states": m.states}
 
     def _kernel_moves(self) -> tuple:
         mv = self.mv

@@ -140,19 +140,24 @@ def parse_scores(scores, unit: int | None = None) -> tuple[int, ...]:
 
 @dataclass(frozen=True)
 class Layout:
-    """:class:`Moves` laid out for the lookups' turn.  ``classes[c]``: the roll groups of class ``c`` in order, each
-    ``(probability, take, places, single)``: ``places`` its keeps' places ``points * S + next class`` (tie-break
-    order) in a window of the mover's values that starts at the total, ``take`` an ``itemgetter`` of them all
-    (``single``: one keep, ``places`` then its one place).  ``reach``: every class's groups by their largest keep
-    (its points - 1 and the groups' total probability), class after class, for the bound on rolling
-    (:meth:`Turn.row`)."""
+    """:class:`Moves` laid out for the turn (:func:`dicebase.rules.ten_thousand.turn.turn_row`'s flat sequences):
+    class ``c``'s roll groups ``sg[c] .. sg[c + 1] - 1`` of probability ``gp[g]``, each group's keeps
+    ``go[g] .. go[g + 1] - 1`` in tie-break order (points ``op[o]``, next class ``ost[o]``; ``place[o]`` their state
+    ``op[o] * S + ost[o]`` in a window of the mover's values that starts at the total).  ``reach``: every class's
+    groups by their largest keep (its points - 1 and the groups' total probability), class after class, for the
+    bound on rolling (:meth:`Turn.row`).  The lookups and the bots share it."""
 
     S: int
     max_pts: int
-    classes: tuple
     probabilities: tuple  # per class its groups' probabilities, in order
     pf: tuple
     reach: tuple  # (itemgetter of every class's largest keeps' points - 1, their probabilities, first, end per class)
+    sg: tuple
+    gp: tuple
+    go: tuple
+    op: tuple
+    ost: tuple
+    place: tuple
 
     @property
     def width(self) -> int:
@@ -168,25 +173,25 @@ class Layout:
 def laid_out(mv: Moves) -> Layout:
     """The :class:`Layout` of a rule set's moves (once per connection and rule set)."""
     S = len(mv.states)
-    classes, probabilities, reach_at, reach_w, first, end = [], [], [], [], [], []
+    probabilities, reach_at, reach_w, first, end = [], [], [], [], []
+    sg, gp, go, op, ost = [0], [], [0], [], []
     for _g0, groups in mv.groups:
-        out, by_points = [], {}
-        for gp, opts in groups:
-            places = tuple(p * S + c2 for p, c2 in opts)
-            out.append((gp, None, places[0], True) if len(places) == 1 else (gp, itemgetter(*places), places, False))
+        by_points = {}
+        for pr, opts in groups:
+            gp.append(pr)
+            for pts, c2 in opts:
+                op.append(pts)
+                ost.append(c2)
+            go.append(len(op))
             top = max(p for p, _ in opts)
-            by_points[top] = by_points.get(top, 0.0) + gp
-        classes.append(tuple(out))
-        probabilities.append(tuple(gp for gp, _ in groups))
+            by_points[top] = by_points.get(top, 0.0) + pr
+        sg.append(len(gp))
+        probabilities.append(tuple(pr for pr, _ in groups))
         first.append(len(reach_at))
         for d in sorted(by_points):
             reach_at.append(d - 1)
             reach_w.append(by_points[d])
         end.append(len(reach_at))
     reach = (itemgetter(*reach_at, 0), (*reach_w, 0.0), tuple(first), tuple(end))  # never one index alone
-    return Layout(S, mv.max_pts, tuple(classes), tuple(probabilities), mv.pf, reach)
-
-
-#: What the bound on rolling must clear before a state is decided without its roll groups (:meth:`Turn.row`): far
-#: above the rounding error of a roll value (a sum of a few hundred products of probabilities, about 1e-14), so a
-#: state decided by the bound would bank had its roll value been computed.
+    return Layout(S, mv.max_pts, tuple(probabilities), mv.pf, reach, tuple(sg), tuple(gp), tuple(go), tuple(op),
+                  tuple(ost), tuple(p * S + c2 for p, c2 in zip(op, ost)))

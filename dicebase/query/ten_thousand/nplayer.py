@@ -6,9 +6,9 @@ three or more seats (``db.ten_thousand.n.state`` / ``n.best`` for any number, tw
 (rules, goal, players) (:mod:`dicebase.layout.ten_thousand`, its N-player section): every turn start's win
 vector and ``kmax`` (``ten_thousand_turn_starts``), the final round by deficits (``ten_thousand_final_round``),
 the cycle tuples with their mixing probabilities and the roll groups (``ten_thousand_roll_groups``).  A
-mid-turn state is computed here, in plain Python, by the solver's equations
-(``dicebase.builder.ten_thousand.nplayer.turn_values`` and ``final_turn_values``, mirrored operation for
-operation, so to the same bits)::
+mid-turn state is computed here, in plain Python, by the one definition of a turn's total
+(:func:`dicebase.rules.ten_thousand.turn.turn_row`, which the solver's ``turn_values`` and
+``final_turn_values`` and the bots compile: the same bits)::
 
     P_roll(m, s, k, c) = sum_groups p_g P(m, s, k + pts(o*), c(o*)) + pf(c) P(m+1, s, 0, six)
     P_bank(m, s, k)    = P(m+1, s + k e_m, 0, six)                    if s_m + k < goal
@@ -241,7 +241,7 @@ class NPlayers:
                      "best responses cycle in this score tuple: the stored pure equilibrium was selected by search"),
         }
 
-    # -- the turn (the solver's turn_values) -----------------------------------------------------
+    # -- the turn (as the solver's turn_values) --------------------------------------------------
     def _remember(self, key, make):
         """The turn ``key`` of this connection (computed by ``make()`` the first time; the last
         :data:`TURN_MEMO` turns are kept)."""
@@ -306,10 +306,10 @@ class NPlayers:
                 keep_mix.setdefault(d["turn_total"] // u, {}).setdefault(c, {})[d["roll_group"]] = (
                     d["keep_first"], d["keep_second"], d["p_first"])
         om = -(-rs.opening_minimum // u)
-        return BelowGoal(self.layout(rs), b.tie_tolerance, m, top, bust, hold, kmax,
-                         lambda k: k > 0 and (sm > 0 or k >= om), roll_mix, keep_mix)
+        return BelowGoal(self.layout(rs), b.tie_tolerance, m, top, bust, hold, kmax, 1 if sm > 0 else max(1, om),
+                         roll_mix, keep_mix)
 
-    # -- a final turn (the solver's final_turn_values) ---------------------------------------------
+    # -- a final turn (as the solver's final_turn_values) ------------------------------------------
     def _final(self, b: Block, rs: RuleSet, X: int, own: int, later: tuple[int, ...], t_at: int) -> FinalTurn:
         """Seat's final turn with bar ``X``, score ``own`` and the seats ``later`` after it (units), over roles
         [leader, mover, later...], computed from the top total down to ``t_at`` (a :class:`FinalTurn`; remembered

@@ -1,6 +1,7 @@
-"""10,000 for N players: the lookups' turn solver (issue 21; split from nplayer.py, issue 30): a turn's values
-and decisions by the solver's equations (:mod:`dicebase.query.ten_thousand.nplayer` says which), below the
-goal (:class:`BelowGoal`) and on a final turn (:class:`FinalTurn`).  No numpy."""
+"""10,000 for N players: the lookups' turn (issue 21; split from nplayer.py, issue 30): a turn's values and
+decisions, below the goal (:class:`BelowGoal`) and on a final turn (:class:`FinalTurn`), each total by the one
+definition of a turn's total, :func:`dicebase.rules.ten_thousand.turn.turn_row` (the plain function; the bots and
+the solver compile it).  No numpy."""
 
 from __future__ import annotations
 
@@ -8,101 +9,44 @@ from itertools import accumulate
 from operator import mul
 
 from dicebase.query.ten_thousand.nlayout import Layout
+from dicebase.rules.ten_thousand.turn import turn_row
 
+#: What the bound on rolling must clear before a state is decided without its roll groups (:meth:`Turn.row`): far
+#: above the rounding error of a roll value (a sum of a few hundred products of probabilities, about 1e-14), so a
+#: state decided by the bound would bank had its roll value been computed.
 BOUND_MARGIN = 1e-9
-
-
-def _roll_sums(window, lay: "Layout", tol: float, skip, bust: float):
-    """One total's roll values for the mover and the keep taken in each group (its place), per class not in
-    ``skip`` (None there): the first keep in tie-break order within ``tol`` of the group's best (the solver's
-    choice), summed in group order from 0.0, then the farkle's ``pf * bust``, as the solver does."""
-    sums, taken = [], []
-    for c, groups in enumerate(lay.classes):
-        if skip[c]:
-            sums.append(None)
-            taken.append(None)
-            continue
-        pr = 0.0
-        sel = []
-        keep = sel.append
-        for gp, take, places, single in groups:
-            if single:
-                keep(places)
-                pr += gp * window[places]
-                continue
-            vals = take(window)
-            floor = max(vals) - tol
-            v = vals[0]
-            if v >= floor:
-                keep(places[0])
-            else:
-                j = 1
-                while vals[j] < floor:
-                    j += 1
-                v = vals[j]
-                keep(places[j])
-            pr += gp * v
-        sums.append(pr + lay.pf[c] * bust)
-        taken.append(sel)
-    return sums, taken
-
-
-def _roll_sums_mixed(window, lay: "Layout", tol: float, skip, bust: float, mixes: dict):
-    """:func:`_roll_sums` where some groups (``mixes``: per class, by the group's index in it) take a stored
-    mixture of two keeps ``(first, second, p_first)``: the keep taken is then ``(place, place, p_first)``."""
-    sums, taken = [], []
-    for c, groups in enumerate(lay.classes):
-        if skip[c]:
-            sums.append(None)
-            taken.append(None)
-            continue
-        pr = 0.0
-        sel = []
-        mixed = mixes.get(c, {})
-        for gi, (gp, _take, places, single) in enumerate(groups):
-            places = (places,) if single else places
-            mix = mixed.get(gi)
-            if mix is not None:
-                a, z, q = mix
-                v = q * window[places[a]] + (1.0 - q) * window[places[z]]
-                sel.append((places[a], places[z], q))
-            else:
-                vals = [window[p] for p in places]
-                floor = max(vals) - tol
-                j = next(i for i, x in enumerate(vals) if x >= floor)
-                v = vals[j]
-                sel.append(places[j])
-            pr += gp * v
-        sums.append(pr + lay.pf[c] * bust)
-        taken.append(sel)
-    return sums, taken
+NO_MIX = ((), (), (), (), (), (), (), ())
 
 
 class Turn:
     """One turn's values (a seat's turn below the goal, or a final turn), computed at lookup from the stored turn
-    starts in two passes, by the solver's equations and in its order of operations (so to the same bits as the
-    vector recursion the solver's ``turn_values`` runs):
+    starts in two passes:
 
     1. :meth:`down_to`: the mover's own win probability at every (total, class) from the top total down (its
-       decisions depend on it alone: roll or bank by its own entry, keeps by their value to it), recording each
-       decision and the keep taken in every roll group.  A state where even the best keep of every roll group
-       (a bound from the largest values ``max_pts`` totals above) cannot beat banking is decided "bank" without
-       its groups: the bound must fall short by :data:`BOUND_MARGIN`, so no decision changes;
+       decisions depend on it alone: roll or bank by its own entry, keeps by their value to it), by
+       :func:`~dicebase.rules.ten_thousand.turn.turn_row`, recording each decision and the keep taken in every
+       roll group.  A state where even the best keep of every roll group (a bound from the largest values
+       ``max_pts`` totals above) cannot beat banking is decided "bank" without its groups: the bound must fall
+       short by :data:`BOUND_MARGIN`, so no decision changes;
     2. :meth:`vectors`: every seat's win probability only where an answer needs it: the states asked and those
        the recorded decisions reach from them, each seat's entry the same sum as the mover's; remembered.
 
     Totals are in units; a state is ``total * S + class``.  ``terminal(k)`` is the win vector of banking at ``k``
-    (a final turn: the bank above the bar), ``bust`` that of a farkle."""
+    (a final turn: the bank above the bar), ``bust`` that of a farkle; banking is allowed from ``bank_from`` and
+    ends the turn past ``kmax``."""
 
-    def __init__(self, lay: Layout, tol: float, mover: int, top: int, last: int, bust, terminal, keep_mix=None):
+    def __init__(self, lay: Layout, tol: float, mover: int, top: int, last: int, bust, terminal, bank_from: int,
+                 kmax: int, keep_mix=None, roll_mix=None):
         S = lay.S
         self.lay, self.tol, self.mover, self.top, self.S = lay, tol, mover, top, S
-        self.bust, self.terminal = bust, terminal
+        self.bust, self.terminal, self.bank_from, self.kmax = bust, terminal, bank_from, kmax
         self.keep_mix = keep_mix or {}  # total -> {class: {group index in class: (first, second, p_first)}}
+        self.roll_mix = roll_mix or {}  # (total, class) -> roll probability
+        self._mixes = self._row_mixes()
         size = (last + 1) * S
         self.F = [0.0] * size  # the mover's value at each state (pass 1)
         self.Q: list = [None] * size  # the mover's roll probability (None: not computed)
-        self.SEL: list = [None] * size  # the keep taken in each roll group (None: not computed, or decided by bound)
+        self.KEEP: list = [None] * ((last + 1) * len(lay.gp))  # the keep taken in each roll group (None: not computed)
         self.rowmax = [0.0] * (last + 1)  # the largest of the mover's values at each total
         self.lo = top + 1  # the lowest total computed
         for k in range(top + 1, last + 1):
@@ -113,16 +57,99 @@ class Turn:
         self.V = [[None] * size for _ in range(width)]  # pass 2: each seat's value, where known
         self.R = [[None] * size for _ in range(width)]  # pass 2: each seat's value of rolling, where known
 
-    # -- pass 1 -------------------------------------------------------------------------------
-    def decide(self, k: int, sums: list):  # pragma: no cover - each kind of turn says
-        """(the mover's values, roll probabilities) of total ``k`` from its roll values (None: decided by the
-        bound to bank)."""
-        raise NotImplementedError
+    def _row_mixes(self) -> dict:
+        """Per total, the stored mixed decisions as :func:`turn_row` takes them (rolls, then keeps)."""
+        sg = self.lay.sg
+        out: dict = {}
+        for (k, c), q in self.roll_mix.items():
+            rk, rc, rq = out.setdefault(k, ([], [], [], [], [], [], [], []))[:3]
+            rk.append(k)
+            rc.append(c)
+            rq.append(q)
+        for k, by_class in self.keep_mix.items():
+            row = out.setdefault(k, ([], [], [], [], [], [], [], []))
+            for c, by_group in by_class.items():
+                for gi, (first, second, p_first) in by_group.items():
+                    for seq, x in zip(row[3:], (k, sg[c] + gi, first, second, p_first)):
+                        seq.append(x)
+        return out
 
     def banks_below(self, k: int):  # pragma: no cover - each kind of turn says
         """The mover's bank value at ``k`` where a roll value below it (by the tolerance) means banking, per
         class (None: the decision is not made by comparing the two there)."""
         raise NotImplementedError
+
+    def _total(self, k: int, skip, write: bool) -> None:
+        """:func:`turn_row` at total ``k`` (``write``: its values and decisions; else only the keeps of the classes
+        not skipped)."""
+        S = self.S
+        if write and all(skip):  # every class banks (high totals)
+            self.F[k * S:(k + 1) * S] = [self.terminal(k)[self.mover]] * S
+            self.Q[k * S:(k + 1) * S] = [0.0] * S
+            return
+        lay = self.lay
+        h = self.terminal(k) if k >= self.bank_from else None
+        turn_row(k, k, S, 1, 0, self.F, (0.0 if h is None else h[self.mover],), 0, (self.bust[self.mover],),
+                 self.bank_from, self.kmax, self.tol, skip, write, lay.sg, lay.gp, lay.go, lay.place, lay.pf,
+                 *self._mixes.get(k, NO_MIX), self.KEEP, k * len(lay.gp), self.Q, k * S)
+
+    def _sel(self, i: int):
+        """The keeps taken in each roll group at state ``i``, as places in the window (a stored mixture: both and
+        the first's chance); None where not computed (decided by the bound)."""
+        lay = self.lay
+        k, c = divmod(i, self.S)
+        g0 = k * len(lay.gp) + lay.sg[c]
+        got = self.KEEP[g0:g0 + lay.sg[c + 1] - lay.sg[c]]
+        if None in got:
+            return None
+        place = lay.place
+        if not self.keep_mix:
+            return [place[o] for o in got]
+        out = []
+        for g, o in enumerate(got, start=lay.sg[c]):
+            if o >= 0:
+                out.append(place[o])
+            else:
+                _g, first, second, p_first = (seq[-1 - o] for seq in self._mixes[k][4:])
+                out.append((place[lay.go[g] + first], place[lay.go[g] + second], p_first))
+        return out
+
+    def banks_below(self, k: int):  # pragma: no cover - each kind of turn says
+        """The mover's bank value at ``k`` where a roll value below it (by the tolerance) means banking, per
+        class (None: the decision is not made by comparing the two there)."""
+        raise NotImplementedError
+
+    def _total(self, k: int, skip, write: bool) -> None:
+        """:func:`turn_row` at total ``k`` (``write``: its values and decisions; else only the keeps of the classes
+        not skipped)."""
+        S = self.S
+        if write and all(skip):  # every class banks (high totals)
+            self.F[k * S:(k + 1) * S] = [self.terminal(k)[self.mover]] * S
+            self.Q[k * S:(k + 1) * S] = [0.0] * S
+            return
+        lay = self.lay
+        h = self.terminal(k) if k >= self.bank_from else None
+        turn_row(k, k, S, 1, 0, self.F, (0.0 if h is None else h[self.mover],), 0, (self.bust[self.mover],),
+                 self.bank_from, self.kmax, self.tol, skip, write, lay.sg, lay.gp, lay.go, lay.place, lay.pf,
+                 *self._mixes.get(k, NO_MIX), self.KEEP, k * len(lay.gp), self.Q, k * S)
+
+    def _sel(self, i: int):
+        """The keeps taken in each roll group at state ``i``, as places in the window (a stored mixture: both and
+        the first's chance); None where not computed (decided by the bound)."""
+        lay = self.lay
+        k, c = divmod(i, self.S)
+        at = k * len(lay.gp)
+        out = []
+        for g in range(lay.sg[c], lay.sg[c + 1]):
+            o = self.KEEP[at + g]
+            if o is None:
+                return None
+            if o >= 0:
+                out.append(lay.place[o])
+            else:
+                _g, first, second, p_first = (seq[-1 - o] for seq in self._mixes[k][4:])
+                out.append((lay.place[lay.go[g] + first], lay.place[lay.go[g] + second], p_first))
+        return out
 
     def row(self, k: int) -> None:
         """Pass 1 at total ``k`` (the totals above known)."""
@@ -142,18 +169,8 @@ class Turn:
                 at = [0.0, *accumulate(map(mul, ws, take(rm)))]
                 skip = [h is not None and at[z] - at[a] + pf * b + BOUND_MARGIN <= h
                         for h, a, z, pf in zip(hs, first, end, lay.pf)]
-        mixes = self.keep_mix.get(k)
-        if all(skip):  # every class banks (high totals)
-            sums, taken = [None] * S, [None] * S
-        else:
-            window = self.F[k * S:k * S + lay.width]
-            sums, taken = (_roll_sums(window, lay, self.tol, skip, b) if mixes is None
-                           else _roll_sums_mixed(window, lay, self.tol, skip, b, mixes))
-        values, qs = self.decide(k, sums)
-        self.F[k * S:(k + 1) * S] = values
-        self.Q[k * S:(k + 1) * S] = qs
-        self.SEL[k * S:(k + 1) * S] = taken
-        self.rowmax[k] = max(values)
+        self._total(k, skip, True)
+        self.rowmax[k] = max(self.F[k * S:(k + 1) * S])
 
     def down_to(self, k_at: int):
         for k in range(self.lo - 1, k_at - 1, -1):
@@ -163,16 +180,10 @@ class Turn:
 
     def ensure(self, k: int, c: int):
         """The keeps of state (k, c) where pass 1 decided it without them (the mover banks there)."""
-        S = self.S
-        if self.SEL[k * S + c] is None:
-            skip = [True] * S
+        if self._sel(k * self.S + c) is None:
+            skip = [True] * self.S
             skip[c] = False
-            mixes = self.keep_mix.get(k)
-            window = self.F[k * S:k * S + self.lay.width]
-            b = self.bust[self.mover]
-            _sums, taken = (_roll_sums(window, self.lay, self.tol, skip, b) if mixes is None
-                            else _roll_sums_mixed(window, self.lay, self.tol, skip, b, mixes))
-            self.SEL[k * S + c] = taken[c]
+            self._total(k, skip, False)
         return self
 
     def q(self, k: int, c: int) -> float:
@@ -188,7 +199,7 @@ class Turn:
     def vectors(self, states, roll: bool = False) -> list[list[float]]:
         """Every seat's win vector at each state (k, c) of ``states``: its value (the mover's decision taken), or
         with ``roll`` the value of rolling there (whatever the mover decides)."""
-        S, Q, SEL, V, R = self.S, self.Q, self.SEL, self.V, self.R
+        S, Q, V, R = self.S, self.Q, self.V, self.R
         V0, R0 = V[0], R[0]
         asked = [k * S + c for k, c in states]
         if roll:
@@ -210,7 +221,7 @@ class Turn:
             base = i - i % S
             if Q[i] != 1.0 and V0[i] is None:
                 ends.add(i)  # a mixed decision (or a roll asked where the mover banks): the bank's value too
-            sel = SEL[i]
+            sel = self._sel(i)
             if mixes and any(x.__class__ is tuple for x in sel):
                 js = [base + y for x in sel for y in ((x[0], x[1]) if x.__class__ is tuple else (x,))]
             else:
@@ -241,7 +252,7 @@ class Turn:
                         acc += gp * ve[j]
                 else:  # a stored mixture of two keeps in some group
                     base = i - c
-                    for gp, x in zip(ps, SEL[i]):
+                    for gp, x in zip(ps, self._sel(i)):
                         if x.__class__ is tuple:
                             acc += gp * (x[2] * ve[base + x[0]] + (1.0 - x[2]) * ve[base + x[1]])
                         else:
@@ -261,47 +272,17 @@ class BelowGoal(Turn):
     past the goal), roll while it beats banking for the mover by more than the tolerance; past ``kmax`` it banks;
     a stored mixed decision of a cycle tuple is applied as stored."""
 
-    def __init__(self, lay: Layout, tol: float, m: int, top: int, bust, hold, kmax: int, can_bank,
+    def __init__(self, lay: Layout, tol: float, m: int, top: int, bust, hold, kmax: int, bank_from: int,
                  roll_mix: dict, keep_mix: dict):
-        self.hold, self.kmax, self.can_bank, self.roll_mix = hold, kmax, can_bank, roll_mix
-        self.no_groups = [not groups for groups in lay.classes]
-        self.no_groups_at = [c for c, groups in enumerate(lay.classes) if not groups]
-        self.mixed_totals = {k for k, _c in roll_mix}
-        super().__init__(lay, tol, m, top, top + lay.max_pts, bust, hold.__getitem__, keep_mix)
+        self.hold = hold
+        super().__init__(lay, tol, m, top, top + lay.max_pts, bust, hold.__getitem__, bank_from, kmax, keep_mix,
+                         roll_mix)
 
     def banks_below(self, k: int):
-        if not self.can_bank(k):
+        if k < self.bank_from:
             return None
         h = self.hold[k][self.mover] + self.tol
         return [None if (k, c) in self.roll_mix else h for c in range(self.S)]
-
-    def decide(self, k: int, sums: list):
-        m, tol, kmax, roll_mix = self.mover, self.tol, self.kmax, self.roll_mix
-        can_bank = self.can_bank(k)
-        if not can_bank:
-            return sums, [1.0] * len(sums)
-        hm = self.hold[k][m]
-        if k > kmax:  # the mover banks (proven optimal at solve time)
-            return [hm] * len(sums), [0.0] * len(sums)
-        if k not in self.mixed_totals:
-            lim = hm + tol
-            qs = [0.0 if pr is None or pr <= lim else 1.0 for pr in sums]
-            for c in self.no_groups_at:
-                qs[c] = 0.0
-            return [pr if q else hm for pr, q in zip(sums, qs)], qs
-        values, qs = [], []
-        for c, pr in enumerate(sums):
-            if not can_bank:
-                q = 1.0
-            elif pr is None or self.no_groups[c] or k > kmax:
-                q = 0.0  # beyond kmax the mover banks (proven optimal at solve time)
-            elif (k, c) in roll_mix:
-                q = roll_mix[(k, c)]
-            else:
-                q = 1.0 if pr > hm + tol else 0.0
-            values.append(pr if q == 1.0 else hm if q == 0.0 else q * pr + (1.0 - q) * hm)
-            qs.append(q)
-        return values, qs
 
 
 class FinalTurn(Turn):
@@ -311,8 +292,7 @@ class FinalTurn(Turn):
 
     def __init__(self, lay: Layout, tol: float, top: int, X: int, bust, bank: dict, forced):
         self.X, self.bank, self.forced = X, bank, forced
-        self.no_groups = [not groups for groups in lay.classes]
-        super().__init__(lay, tol, 1, top, top, bust, bank.__getitem__)
+        super().__init__(lay, tol, 1, top, top, bust, bank.__getitem__, X + 1, top + 1)
 
     def _skipped(self, t: int) -> bool:
         return t > self.X and (self.forced(t) or t + self.lay.max_pts > self.top)
@@ -328,12 +308,3 @@ class FinalTurn(Turn):
 
     def banks_below(self, t: int):
         return None if t <= self.X else [self.bank[t][1] + self.tol] * self.S
-
-    def decide(self, t: int, sums: list):
-        if t <= self.X:
-            return sums, [1.0] * len(sums)
-        hm, tol = self.bank[t][1], self.tol
-        qs = [0.0 if pr is None or self.no_groups[c] or pr <= hm + tol else 1.0 for c, pr in enumerate(sums)]
-        return [pr if q else hm for pr, q in zip(sums, qs)], qs
-
-
