@@ -202,7 +202,7 @@ class Endpoint:
                 continue
             if parameter.is_flag:
                 items.append((name, "true" if value else "false"))
-            elif parameter.is_list:
+            elif parameter.is_list or isinstance(value, (tuple, list)):  # an option parsed into numbers: --scores 0,0
                 items.append((name, ",".join(str(v) for v in value)))
             else:
                 items.append((name, str(value)))
