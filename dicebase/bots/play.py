@@ -176,7 +176,8 @@ class TurnEngine(Protocol):
     #: the seats in order, ``"you"`` among them
     players: list[str]
     #: who plays after the first seat reaches ``goal``: ``"one_each"`` (no final round: every seat plays one turn,
-    #: Threes), ``"to_last_seat"`` (the seats after it, to the end of the round), ``"around"`` (every other seat)
+    #: Threes), ``"to_last_seat"`` (the seats after it, to the end of the round), ``"around"`` (every other seat),
+    #: ``"none"`` (nobody: the first to reach the goal wins at once, Pig)
     final_round: str
     goal: int
     #: the most turns a game takes; past them ``must_end`` refuses the game, else its result is read as it stands
@@ -217,7 +218,8 @@ def game_loop(engine: TurnEngine, say) -> Review:
         if engine.final_round == "one_each":
             done = after == 0
         else:
-            done = ender is not None and (m == N - 1 if engine.final_round == "to_last_seat" else after == ender)
+            done = ender is not None and (engine.final_round == "none" or (
+                m == N - 1 if engine.final_round == "to_last_seat" else after == ender))
         if done:
             break
         m = after
