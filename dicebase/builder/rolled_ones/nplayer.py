@@ -89,6 +89,10 @@ from dicebase.rules.rolled_ones import (  # noqa: F401  (re-exported: the N-play
 
 
 # --------------------------------------------------------------------------- the solve
+#: ``hdec`` of a solve in which every seat best-responds (no seat plays a policy: :func:`solve_tuples`)
+NO_POLICY = np.zeros((1, 1, 1, 1), dtype=bool)
+
+
 @dataclass
 class LevelInputs:
     """What a chunk of one level reads: the spec, the rule tables, the final round and the turn
@@ -138,7 +142,8 @@ def solve_tuples(inputs: LevelInputs, tuples: np.ndarray, workers: int | None = 
     status = np.zeros(n, dtype=np.int64)
     evals = np.zeros(n, dtype=np.int64)
     if n:
-        kern.solve_tuples(tuples, N, r.goal, r.turn_total_bound, r.dice, r.ones_limit, spec.tie_tolerance,
+        K = r.turn_total_bound
+        kern.solve_tuples(tuples, -1, NO_POLICY, N, r.goal, K, K, r.dice, r.ones_limit, spec.tie_tolerance,
                           spec.max_iterations, spec.strides(), inputs.reach, o.p, o.gain, o.o_next, o.n, o.p_end,
                           inputs.start, f.flat, f.offsets, f.rows, values, status, evals,
                           workers or get_num_threads())

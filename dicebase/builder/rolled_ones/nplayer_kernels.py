@@ -152,27 +152,55 @@ def fill_hold(idx, N, G, K, D, stride, start, phi, phi_off, phi_rows, H):
 
 
 @njit(cache=True)
-def solve_tuple(idx, N, G, K, D, L, tol, maxit, stride, reach, out_p, out_g, out_o, out_n, p_end,
-                start, phi, phi_off, phi_rows, H, A, c, dec, rv, SA, Sc, T, beta, ivl, hist, out):
+def solve_tuple(idx, h, hdec, N, G, K, KH, D, L, tol, maxit, stride, reach, out_p, out_g, out_o, out_n, p_end,
+                start, phi, phi_off, phi_rows, H, A, c, dec, rv, ah, SA, Sc, T, beta, ivl, hist, out):
     """Every seat's turn start of the tuple ``idx`` by policy iteration on the N-cycle of turn
     starts; writes ``out[m, :]`` and returns ``(status, evaluations)``.
 
     Start: :func:`~dicebase.builder.equilibrium_kernels.initial_beta`.  Each round: every seat's
-    greedy policy at its current ``beta`` (:func:`dicebase.rules.rolled_ones_turn.best_turn`), the exact cycle solve
-    (:func:`~dicebase.builder.equilibrium_kernels.solve_cycle`), and the new ``beta``; done when
-    every new ``beta`` lies in the interval that keeps its seat's policy.  A profile of start
+    greedy policy at its current ``beta`` (:func:`dicebase.rules.rolled_ones_turn.best_turn`), the exact
+    cycle solve (:func:`~dicebase.builder.equilibrium_kernels.solve_cycle`), and the new ``beta``; done
+    when every new ``beta`` lies in the interval that keeps its seat's policy.  A profile of start
     coefficients seen before (other than the last) is a policy cycle: status ``CYCLE`` (the
     caller computes a mixed equilibrium).
+
+    Seat ``h`` (``-1``: none) does not best-respond but plays one of seed 002's policies
+    (:mod:`.nplayer_policies`): ``hdec[s_h, lead, k, o]`` (``lead`` the highest other score; turn totals up
+    to ``KH``, ``K`` for the others), evaluated once; its interval of ``beta`` is unbounded.
     """
-    fill_hold(idx, N, G, K, D, stride, start, phi, phi_off, phi_rows, H)
+    fill_hold(idx, N, G, KH, D, stride, start, phi, phi_off, phi_rows, H)
     initial_beta(idx, N, G, stride, start, beta)
     evals = 0
+    ch = 0.0
+    if h >= 0:
+        sh = (idx // stride[h]) % G
+        lead = 0
+        for n in range(N):
+            if n != h:
+                s = (idx // stride[n]) % G
+                if s > lead:
+                    lead = s
+        best_turn(h, 0.0, N, KH, D, L, tol, reach, out_p, out_g, out_o, out_n, p_end, H, A, c, dec, ivl[h], rv,
+                  True, hdec[sh, lead])
+        for e in range(N):
+            ah[e] = A[0, 0, e]
+        ch = c[0, 0]
+        evals = 1
     for it in range(maxit):
         for m in range(N):
-            best_turn(m, beta[m], N, K, D, L, tol, reach, out_p, out_g, out_o, out_n, p_end,
-                      H, A, c, dec, ivl[m], rv, False, dec)
-            evals += 1
-            record_start(it, m, N, A, c, SA, Sc, hist)
+            if m == h:
+                for e in range(N):
+                    SA[m, e] = ah[e]
+                    hist[it, m, e] = ah[e]
+                Sc[m] = ch
+                hist[it, m, N] = ch
+                ivl[m, 0] = -np.inf
+                ivl[m, 1] = np.inf
+            else:
+                best_turn(m, beta[m], N, K, D, L, tol, reach, out_p, out_g, out_o, out_n, p_end,
+                          H, A, c, dec, ivl[m], rv, False, dec)
+                evals += 1
+                record_start(it, m, N, A, c, SA, Sc, hist)
         status = end_round(it, N, hist, SA, Sc, T, ivl, beta)
         if status == CONVERGED:
             out[:, :] = T
@@ -182,18 +210,19 @@ def solve_tuple(idx, N, G, K, D, L, tol, maxit, stride, reach, out_p, out_g, out
 
 
 @njit(cache=True, parallel=True)
-def solve_tuples(tuples, N, G, K, D, L, tol, maxit, stride, reach, out_p, out_g, out_o, out_n, p_end,
+def solve_tuples(tuples, h, hdec, N, G, K, KH, D, L, tol, maxit, stride, reach, out_p, out_g, out_o, out_n, p_end,
                  start, phi, phi_off, phi_rows, out, status, evals, workers):
     """:func:`solve_tuple` for every tuple of a chunk of one level (independent: each reads
     ``start`` of higher levels only).  Writes ``out[t]``, ``status[t]``, ``evals[t]``."""
     n = tuples.shape[0]
     Wk = max(1, min(workers, n))
     for w in prange(Wk):
-        H = np.empty((N, K + D + 1, N))
-        A = np.empty((K + D + 1, L, N))
-        c = np.empty((K + D + 1, L))
+        H = np.empty((N, KH + D + 1, N))
+        A = np.empty((KH + D + 1, L, N))
+        c = np.empty((KH + D + 1, L))
         dec = np.zeros((K + 1, L), dtype=np.bool_)
         rv = np.empty(N)
+        ah = np.empty(N)
         SA = np.empty((N, N))
         Sc = np.empty(N)
         T = np.zeros((N, N))
@@ -201,8 +230,8 @@ def solve_tuples(tuples, N, G, K, D, L, tol, maxit, stride, reach, out_p, out_g,
         ivl = np.empty((N, 2))
         hist = np.empty((maxit, N, N + 1))
         for t in range(w, n, Wk):
-            st, ev = solve_tuple(tuples[t], N, G, K, D, L, tol, maxit, stride, reach, out_p, out_g, out_o,
-                                 out_n, p_end, start, phi, phi_off, phi_rows, H, A, c, dec, rv, SA, Sc, T,
-                                 beta, ivl, hist, out[t])
+            st, ev = solve_tuple(tuples[t], h, hdec, N, G, K, KH, D, L, tol, maxit, stride, reach, out_p, out_g,
+                                 out_o, out_n, p_end, start, phi, phi_off, phi_rows, H, A, c, dec, rv, ah, SA, Sc,
+                                 T, beta, ivl, hist, out[t])
             status[t] = st
             evals[t] = ev

@@ -12,7 +12,7 @@ the other seats play optimally.  Two readings of "the others play optimally" (``
   rolls only when rolling beats holding by more than 1e-12).  It is the equilibrium solve of
   :mod:`.nplayer` with one seat's turns replaced by the policy's: seat ``h``'s turn is affine in what a
   bust leaves it, like every turn, but its decisions do not depend on that, so it is evaluated once per
-  score tuple (:func:`.nplayer_policy_kernels.solve_tuple_fixed`); the others iterate as in the
+  score tuple (:func:`.nplayer_kernels.solve_tuple` with a policy seat); the others iterate as in the
   equilibrium solve, and a policy cycle among them goes to the same search
   (:func:`dicebase.builder.equilibrium.resolve_cycle`, seat ``h`` with its one policy).  With two players
   the policy seat wins at most as often as in the equilibrium reading (an optimal two-player strategy
@@ -84,7 +84,7 @@ def solve_fixed(rules: Rules, players: int, policy: str | Callable, seat: int, *
     ``rules.turn_total_bound`` is the others' bound ``K``; the policy's turns run to ``K + tail``."""
     from numba import get_num_threads
 
-    from dicebase.builder.rolled_ones import nplayer_policy_kernels as kern
+    from dicebase.builder.rolled_ones import nplayer_kernels as kern
 
     name = policy if isinstance(policy, str) else getattr(policy, "__name__", "policy")
     rule = POLICIES[policy].rule if isinstance(policy, str) else policy
@@ -108,10 +108,10 @@ def solve_fixed(rules: Rules, players: int, policy: str | Callable, seat: int, *
         values = np.zeros((n, players, players))
         status = np.zeros(n, dtype=np.int64)
         evals = np.zeros(n, dtype=np.int64)
-        kern.solve_tuples_fixed(np.ascontiguousarray(level, dtype=np.int64), seat, hdec, players, G, K, KH, D, L,
-                                tie_tolerance, spec.max_iterations, spec.strides(), reach, out.p, out.gain,
-                                out.o_next, out.n, out.p_end, start, finals.flat, finals.offsets, finals.rows,
-                                values, status, evals, workers)
+        kern.solve_tuples(np.ascontiguousarray(level, dtype=np.int64), seat, hdec, players, G, K, KH, D, L,
+                          tie_tolerance, spec.max_iterations, spec.strides(), reach, out.p, out.gain, out.o_next,
+                          out.n, out.p_end, start, finals.flat, finals.offsets, finals.rows, values, status, evals,
+                          workers)
         for t in np.flatnonzero(status != kern.CONVERGED):
             record, vals = _resolve(inputs, int(level[t]), seat, hdec, KH)
             values[t] = vals

@@ -1,6 +1,6 @@
-"""Compiled kernels of seed 002's human policies with N players (:mod:`.nplayer_policies`): the
-fixed-seat solve (one seat plays a policy, the others best-respond) and the policy evaluation (one
-seat plays a policy, the others keep playing the stored equilibrium).  Module-level functions only,
+"""Compiled kernels of seed 002's human policies with N players (:mod:`.nplayer_policies`): the policy
+evaluation (one seat plays a policy, the others keep playing the stored equilibrium; the fixed-seat
+solve, where the others best-respond, is :func:`.nplayer_kernels.solve_tuples` with a policy seat).  Module-level functions only,
 for numba's on-disk cache; the conventions (tuple indices, ``start``, the final-round tables, roll
 outcomes) are those of :mod:`.nplayer_kernels`.  Each tuple is computed by the same operations
 whatever the thread count or the chunking: bit-identical results.
@@ -11,86 +11,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from dicebase.builder.equilibrium_kernels import (
-    CONVERGED, GOING, NO_CONVERGENCE, end_round, initial_beta,
-)
 from dicebase.builder.rolled_ones.nplayer_kernels import fill_hold
-from dicebase.numeric.rolled_ones_turn import best_turn, play_turn
-
-
-# --------------------------------------------------------------------------- best responses to a fixed seat
-@njit(cache=True)
-def solve_tuple_fixed(idx, h, hdec, N, G, K, KH, D, L, tol, maxit, stride, reach, out_p, out_g, out_o, out_n,
-                      p_end, start, phi, phi_off, phi_rows, H, A, c, dec, rv, SA, Sc, T, beta, ivl, hist, out):
-    """:func:`solve_tuple` with seat ``h``'s play fixed: its turn follows ``hdec[s_h, lead, k, o]`` (``lead`` the
-    highest other score; turn totals up to ``KH``) and is evaluated once; the other seats best-respond by
-    policy iteration (seat ``h``'s interval of ``beta`` is unbounded).  Returns ``(status, evaluations)``."""
-    fill_hold(idx, N, G, KH, D, stride, start, phi, phi_off, phi_rows, H)
-    initial_beta(idx, N, G, stride, start, beta)
-    sh = (idx // stride[h]) % G
-    lead = 0
-    for n in range(N):
-        if n != h:
-            s = (idx // stride[n]) % G
-            if s > lead:
-                lead = s
-    best_turn(h, 0.0, N, KH, D, L, tol, reach, out_p, out_g, out_o, out_n, p_end, H, A, c, dec, ivl[h], rv, True,
-              hdec[sh, lead])
-    ah = np.empty(N)
-    for e in range(N):
-        ah[e] = A[0, 0, e]
-    ch = c[0, 0]
-    evals = 1
-    for it in range(maxit):
-        for m in range(N):
-            if m == h:
-                for e in range(N):
-                    SA[m, e] = ah[e]
-                Sc[m] = ch
-                ivl[m, 0] = -np.inf
-                ivl[m, 1] = np.inf
-            else:
-                best_turn(m, beta[m], N, K, D, L, tol, reach, out_p, out_g, out_o, out_n, p_end,
-                          H, A, c, dec, ivl[m], rv, False, dec)
-                for e in range(N):
-                    SA[m, e] = A[0, 0, e]
-                Sc[m] = c[0, 0]
-                evals += 1
-            for e in range(N):
-                hist[it, m, e] = SA[m, e]
-            hist[it, m, N] = Sc[m]
-        status = end_round(it, N, hist, SA, Sc, T, ivl, beta)
-        if status == CONVERGED:
-            out[:, :] = T
-        if status != GOING:
-            return status, evals
-    return NO_CONVERGENCE, evals
-
-
-@njit(cache=True, parallel=True)
-def solve_tuples_fixed(tuples, h, hdec, N, G, K, KH, D, L, tol, maxit, stride, reach, out_p, out_g, out_o, out_n,
-                       p_end, start, phi, phi_off, phi_rows, out, status, evals, workers):
-    """:func:`solve_tuple_fixed` for every tuple of a chunk of one level (independent pieces)."""
-    n = tuples.shape[0]
-    Wk = max(1, min(workers, n))
-    for w in prange(Wk):
-        H = np.empty((N, KH + D + 1, N))
-        A = np.empty((KH + D + 1, L, N))
-        c = np.empty((KH + D + 1, L))
-        dec = np.zeros((K + 1, L), dtype=np.bool_)
-        rv = np.empty(N)
-        SA = np.empty((N, N))
-        Sc = np.empty(N)
-        T = np.zeros((N, N))
-        beta = np.empty(N)
-        ivl = np.empty((N, 2))
-        hist = np.empty((maxit, N, N + 1))
-        for t in range(w, n, Wk):
-            st, ev = solve_tuple_fixed(tuples[t], h, hdec, N, G, K, KH, D, L, tol, maxit, stride, reach, out_p,
-                                       out_g, out_o, out_n, p_end, start, phi, phi_off, phi_rows, H, A, c, dec, rv, SA,
-                                       Sc, T, beta, ivl, hist, out[t])
-            status[t] = st
-            evals[t] = ev
+from dicebase.numeric.rolled_ones_turn import play_turn
 
 
 # --------------------------------------------------------------------------- the others keep the equilibrium
