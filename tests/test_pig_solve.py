@@ -164,3 +164,20 @@ def test_a_solve_too_large_is_refused_with_its_size():
 
     with pytest.raises(SizeLimit, match="4 players at goal 100"):
         rules.validate_options({**rules.DEFAULT_OPTIONS, "players": [2, 3, 4]})
+
+
+@pytest.mark.parametrize("goal, N", [(12, 2), (10, 3)])
+def test_the_policy_evaluation_of_the_equilibrium_is_the_equilibrium(goal, N):
+    """The simple policies' evaluation (one seat fixed, the others' stored decisions, every tuple's cycle
+    solved once) with no seat on a policy gives back the solve's turn starts, and a policy seat never does
+    better than the equilibrium gives it."""
+    import numpy as np
+
+    from dicebase.builder.pig import solver
+
+    sol = solver.solve(rules.Rules(goal=goal), N)
+    got = solver.evaluate_policies(sol, [(-1, pig_turn.HOLD_AT, 0)] + [(seat, pig_turn.HOLD_AT, 3) for seat in range(N)])
+    assert np.max(np.abs(got[0] - sol.start)) < 1e-12
+    for seat in range(N):
+        assert got[1 + seat, 0, 0, seat] <= sol.start[0, 0, seat] + 1e-12
+        assert np.allclose(got[1 + seat].sum(axis=2), 1.0, atol=1e-12)

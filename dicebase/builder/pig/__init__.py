@@ -116,12 +116,9 @@ def write(ctx, name: str, sol: solver.Solution) -> None:
 def write_policies(ctx, name: str, sol: solver.Solution) -> None:
     """``pig_policy_wins``: each simple policy in each seat, the others playing the stored equilibrium."""
     N = sol.players
-    rows = []
-    for pname in sorted(POLICIES):
-        policy = POLICIES[pname]
-        for seat in range(N):
-            start = solver.evaluate_policy(sol, seat, policy.kind, policy.param)
-            rows.append((pname, seat + 1, start[0, 0]))
+    names = [(pname, seat) for pname in sorted(POLICIES) for seat in range(N)]
+    starts = solver.evaluate_policies(sol, [(seat, POLICIES[p].kind, POLICIES[p].param) for p, seat in names])
+    rows = [(pname, seat + 1, starts[i, 0, 0]) for i, (pname, seat) in enumerate(names)]
     cols = {"variant": name, "players": N,
             "policy": np.array([r[0] for r in rows], dtype=object),
             "seat": np.array([r[1] for r in rows]),

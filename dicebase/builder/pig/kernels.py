@@ -107,18 +107,20 @@ def stored_mix(key, mix_keys, mix_q, G, mix):
 
 
 @njit(cache=True, parallel=True)
-def evaluate_tuples(tuples, N, G, tol, stride, p_face, p_bust, gains, opt, mix_keys, mix_q,
-                    seat, kind, param, start, workers):
-    """One level of a fixed profile: seat ``seat`` plays the simple policy (``kind``, ``param``:
-    :func:`~dicebase.rules.pig_turn.policy_rolls`), every other seat the stored equilibrium (its decisions
-    at the tuple from the optimal turn starts ``opt``, its stored mixing where it randomises).  Writes
-    ``start[idx]`` (the profile's turn starts) for each tuple of the level: every decision fixed, so the
-    tuple's cycle is solved once, exactly."""
+def evaluate_tuples(tuples, N, G, tol, stride, p_face, p_bust, gains, opt, mix_keys, mix_q, seats, kinds, params,
+                    start, workers):
+    """One level of fixed profiles ``p``: seat ``seats[p]`` plays the simple policy (``kinds[p]``,
+    ``params[p]``: :func:`~dicebase.rules.pig_turn.policy_rolls`; no seat when -1), every other seat the
+    stored equilibrium (its decisions at the tuple from the optimal turn starts ``opt``, found once per
+    tuple, its stored mixing where it randomises).  Writes ``start[p, idx]`` (profile ``p``'s turn starts)
+    for each tuple of the level: every decision fixed, so each tuple's cycle is solved once, exactly."""
     n = tuples.shape[0]
+    P = seats.shape[0]
     Wk = max(1, min(workers, n))
     for w in prange(Wk):
         H = np.zeros((N, G, N))
         Hopt = np.zeros((N, G, N))
+        best = np.zeros((N, G))
         mix = np.full(G, -1.0)
         rv = np.empty(N)
         A = np.zeros((G, N))
@@ -130,24 +132,27 @@ def evaluate_tuples(tuples, N, G, tol, stride, p_face, p_bust, gains, opt, mix_k
         T = np.zeros((N, N))
         for t in range(w, n, Wk):
             idx = tuples[t]
-            fill_hold(idx, N, G, stride, start, H)
             fill_hold(idx, N, G, stride, opt, Hopt)
-            for m in range(N):
-                sm = (idx // stride[m]) % G
-                if m == seat:
+            for m in range(N):  # the equilibrium's decisions at this tuple
+                stored_mix(idx * N + m, mix_keys, mix_q, G, mix)
+                seat_turn(idx, m, N, G, stride, opt[idx, (m + 1) % N, m], tol, p_face, p_bust, gains, Hopt, mix, rv,
+                          A, c, dec, ivl)
+                for k in range(G):
+                    best[m, k] = dec[k]
+            for p in range(P):
+                fill_hold(idx, N, G, stride, start[p], H)
+                for m in range(N):
+                    sm = (idx // stride[m]) % G
                     for k in range(G):
-                        mix[k] = 1.0 if k == 0 or (k < G - sm and policy_rolls(kind, param, G, sm, k)) else 0.0
-                else:  # the equilibrium's decisions at this tuple
-                    stored_mix(idx * N + m, mix_keys, mix_q, G, mix)
-                    seat_turn(idx, m, N, G, stride, opt[idx, (m + 1) % N, m], tol, p_face, p_bust, gains, Hopt,
-                              mix, rv, A, c, dec, ivl)
-                    for k in range(G):
-                        mix[k] = dec[k]
-                seat_turn(idx, m, N, G, stride, 0.0, tol, p_face, p_bust, gains, H, mix, rv, A, c, dec, ivl)
-                for e in range(N):
-                    SA[m, e] = A[0, e]
-                Sc[m] = c[0]
-            solve_cycle(N, SA, Sc, T)
-            for m in range(N):
-                for e in range(N):
-                    start[idx, m, e] = T[m, e]
+                        if m != seats[p]:
+                            mix[k] = best[m, k]
+                        else:
+                            mix[k] = 1.0 if k == 0 or (k < G - sm and policy_rolls(kinds[p], params[p], G, sm, k)) else 0.0
+                    seat_turn(idx, m, N, G, stride, 0.0, tol, p_face, p_bust, gains, H, mix, rv, A, c, dec, ivl)
+                    for e in range(N):
+                        SA[m, e] = A[0, e]
+                    Sc[m] = c[0]
+                solve_cycle(N, SA, Sc, T)
+                for m in range(N):
+                    for e in range(N):
+                        start[p, idx, m, e] = T[m, e]

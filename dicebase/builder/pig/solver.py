@@ -188,10 +188,15 @@ def solve(rules: Rules, players: int, *, tie_tolerance: float = TIE_TOLERANCE, c
     return Solution(rules, N, start, mixed, stats)
 
 
-def evaluate_policy(sol: Solution, seat: int, kind: int, param: int, workers: int | None = None) -> np.ndarray:
-    """The turn starts ``start[idx, m, e]`` when 0-based ``seat`` plays the simple policy (``kind``,
-    ``param``: :func:`dicebase.rules.pig_turn.policy_rolls`) and every other seat the stored equilibrium,
-    level by level (every decision fixed: each tuple's cycle solved once)."""
+#: Bytes of profile tables one pass of :func:`evaluate_policies` may hold (more profiles: more passes).
+EVALUATION_BYTES = 2_000_000_000
+
+
+def evaluate_policies(sol: Solution, profiles, workers: int | None = None) -> np.ndarray:
+    """``start[p, idx, m, e]``: the turn starts when 0-based seat ``profiles[p][0]`` plays the simple policy
+    ``profiles[p][1:]`` (kind, param: :func:`dicebase.rules.pig_turn.policy_rolls`; seat -1: none) and every
+    other seat the stored equilibrium, level by level through the solve's score-sum levels (every decision
+    fixed: each tuple's cycle solved once).  The profiles of one pass share the equilibrium's decisions."""
     from numba import get_num_threads
 
     from dicebase.builder.pig import kernels as kern
@@ -201,13 +206,20 @@ def evaluate_policy(sol: Solution, seat: int, kind: int, param: int, workers: in
     keys = sorted(mixing)
     mix_keys = np.array([idx * N + m for idx, m in keys], dtype=np.int64)
     mix_q = np.array([mixing[key] for key in keys]).reshape(len(keys), G)
-    start = np.zeros_like(sol.start)
     gains = np.array(r.gains, dtype=np.int64)
-    for level in score_sum_levels(G, N):
-        kern.evaluate_tuples(np.ascontiguousarray(level), N, G, sol.stats["tie_tolerance"], tuple_strides(G, N), r.p_face, r.p_bust,
-                             gains, sol.start, mix_keys, mix_q, seat, kind, param, start, workers or get_num_threads())
-    return start
+    out = np.zeros((len(profiles), *sol.start.shape))
+    per_pass = max(1, EVALUATION_BYTES // sol.start.nbytes)
+    levels = score_sum_levels(G, N)
+    for a in range(0, len(profiles), per_pass):
+        group = profiles[a: a + per_pass]
+        seats, kinds, params = (np.array([p[i] for p in group], dtype=np.int64) for i in range(3))
+        start = out[a: a + len(group)]
+        for level in levels:
+            kern.evaluate_tuples(np.ascontiguousarray(level), N, G, sol.stats["tie_tolerance"], tuple_strides(G, N),
+                                 r.p_face, r.p_bust, gains, sol.start, mix_keys, mix_q, seats, kinds, params, start,
+                                 workers or get_num_threads())
+    return out
 
 
 __all__ = ["LevelInputs", "ChunkResult", "Solution", "solve", "solve_tuples", "resolve", "seat_turn",
-           "evaluate_policy"]
+           "evaluate_policies"]
