@@ -16,15 +16,7 @@ from numba import njit
 from dicebase.rules.ten_thousand import turn
 
 turn_row = njit(cache=True)(turn.turn_row)
-
-
-@njit(cache=True)
-def places(op, ost, S, W):
-    """Where each keep leads in a flat sequence of ``W`` entries per state (:func:`turn_row`'s ``place``)."""
-    out = np.empty(op.shape[0], dtype=np.int64)
-    for o in range(op.shape[0]):
-        out[o] = (op[o] * S + ost[o]) * W
-    return out
+places = njit(cache=True)(turn.places)
 
 
 @njit(cache=True)
@@ -52,10 +44,11 @@ def tt_n_turns(hold_own, hold_mix, bust_own, kmax, opened, om, tol, c0, sg, gp, 
     bank = np.zeros(K1 * W)
     fb = np.zeros(W)
     fb[1] = 1.0
+    ff = np.zeros(W)
     skip = np.zeros(S, dtype=np.bool_)
     keep = np.zeros(gp.shape[0], dtype=np.int64)
     qs = np.zeros(S)
-    place = places(op, ost, S, W)
+    place = places(op, ost, S, W, np.empty(op.shape[0], dtype=np.int64))
     for t in range(n):
         top = kmax[t]
         for k in range(K1):
@@ -70,7 +63,7 @@ def tt_n_turns(hold_own, hold_mix, bust_own, kmax, opened, om, tol, c0, sg, gp, 
         bank_from = 1 if opened[t] or om <= 1 else om
         r0, r1, k0, k1 = rm_first[t], rm_first[t + 1], km_first[t], km_first[t + 1]
         for k in range(top, -1, -1):
-            turn_row(k, k, S, W, 0, V, bank, k * W, fb, bank_from, top, tol, skip, True, sg, gp, go, place, pf,
+            turn_row(k, k, S, W, 0, V, bank, k * W, fb, ff, bank_from, top, tol, skip, True, sg, gp, go, place, pf,
                      rm_k[r0:r1], rm_c[r0:r1], rm_q[r0:r1], km_k[k0:k1], km_g[k0:k1], km_a[k0:k1], km_z[k0:k1],
                      km_q[k0:k1], keep, 0, qs, 0)
         for e in range(N):
@@ -99,10 +92,11 @@ def tt_n_final(own_bank, mix_bank, bust_mix, e_top, depth, D, tol, c0, sg, gp, g
     V = np.zeros((D + EB) * S * W)  # per state (y + D, class): the mover's own value, then the lineup's vector
     bank = np.zeros(EB * W)
     fb = np.zeros(W)
+    ff = np.zeros(W)
     skip = np.zeros(S, dtype=np.bool_)
     keep = np.zeros(gp.shape[0], dtype=np.int64)
     qs = np.zeros(S)
-    place = places(op, ost, S, W)
+    place = places(op, ost, S, W, np.empty(op.shape[0], dtype=np.int64))
     none_f = np.zeros(0)
     none_i = np.zeros(0, dtype=np.int64)
     for p in range(P):
@@ -118,7 +112,7 @@ def tt_n_final(own_bank, mix_bank, bust_mix, e_top, depth, D, tol, c0, sg, gp, g
                 for j in range(W):
                     V[((y + D) * S + c) * W + j] = bank[y * W + j]
         for y in range(min(et, EB) - 1, -depth[p] - 1, -1):
-            turn_row(y, y + D, S, W, 0, V, bank, max(y, 0) * W, fb, 1, EB, tol, skip, True, sg, gp, go, place, pf,
+            turn_row(y, y + D, S, W, 0, V, bank, max(y, 0) * W, fb, ff, 1, EB, tol, skip, True, sg, gp, go, place, pf,
                      none_i, none_i, none_f, none_i, none_i, none_i, none_i, none_f, keep, 0, qs, 0)
         for d in range(depth[p] + 1):
             for e in range(R):

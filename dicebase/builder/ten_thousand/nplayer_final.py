@@ -60,9 +60,9 @@ def solve_finals(spec: Spec, workers: int | None = None) -> Finals:
         fc[r] = np.zeros((rows, S))
         froll[r] = np.zeros((rows, S), dtype=bool)
         kern.final_free(r, G, M[r], spec.tie_tolerance, spec.final_scale, spec.pf_min, pexc, mv.sg, mv.gp, mv.go,
-                        mv.op, mv.ost, mv.pf, phi, offsets, fa[r], fc[r], froll[r], mv.max_group, workers)
+                        mv.op, mv.ost, mv.pf, phi, offsets, fa[r], fc[r], froll[r], mv.max_pts, workers)
         kern.final_phi(r, G, D[r], M[r], spec.tie_tolerance, pexc, mv.sg, mv.gp, mv.go, mv.op, mv.ost, mv.pf,
-                       phi, offsets, fa[r], fc[r], mv.max_group, workers)
+                       phi, offsets, fa[r], fc[r], mv.max_pts, workers)
     return Finals(phi, offsets, D, M, fa, fc, froll, pexc, z["df"])
 
 

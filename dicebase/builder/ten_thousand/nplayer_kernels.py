@@ -33,6 +33,10 @@ from numba import njit, prange
 from dicebase.builder.equilibrium_kernels import (  # noqa: F401  (the status codes: re-exported)
     CONVERGED, CYCLE, GOING, NO_CONVERGENCE, end_round, initial_beta, record_start, solve_cycle,
 )
+from dicebase.rules.ten_thousand import turn
+
+turn_row = njit(cache=True)(turn.turn_row)
+places = njit(cache=True)(turn.places)
 
 
 # --------------------------------------------------------------------------- shared pieces
@@ -54,69 +58,31 @@ def phi_get(r, deltas, G, phi, phi_off, pexc, out):
         out[i] = phi[base + i]
 
 
-@njit(cache=True)
-def choose(vals_a, vals_b, n, beta, tol):
-    """The option taken among ``n`` (priority order) with mover values ``a + b beta``: the first
-    within ``tol`` of the best.  Returns (chosen, best)."""
-    best = 0
-    bv = vals_a[0] + vals_b[0] * beta
-    for q in range(1, n):
-        v = vals_a[q] + vals_b[q] * beta
-        if v > bv:
-            bv = v
-            best = q
-    for q in range(n):
-        if vals_a[q] + vals_b[q] * beta >= bv - tol:
-            return q, best
-    return best, best
-
-
-@njit(cache=True)
-def keep_interval(vals_a, vals_b, n, chosen, best, tol, lim):
-    """Narrow ``lim = [lo, hi]`` to betas that keep ``chosen`` (conservative: every option before it
-    stays more than ``tol`` below ``best``, ``chosen`` within ``tol`` of ``best`` and of every later one)."""
-    ac = vals_a[chosen]
-    bc = vals_b[chosen]
-    for q in range(n):
-        if q == chosen:
-            continue
-        if q < chosen:  # a_q + b_q x < a_best + b_best x - tol
-            db = vals_b[q] - vals_b[best]
-            rhs = vals_a[best] - vals_a[q] - tol
-        else:  # a_q + b_q x <= a_c + b_c x + tol
-            db = vals_b[q] - bc
-            rhs = ac - vals_a[q] + tol
-        if db > 0.0:
-            x = rhs / db
-            if x < lim[1]:
-                lim[1] = x
-        elif db < 0.0:
-            x = rhs / db
-            if x > lim[0]:
-                lim[0] = x
-    if chosen != best:  # a_c + b_c x >= a_best + b_best x - tol
-        db = vals_b[best] - bc
-        rhs = ac - vals_a[best] + tol
-        if db > 0.0:
-            x = rhs / db
-            if x < lim[1]:
-                lim[1] = x
-        elif db < 0.0:
-            x = rhs / db
-            if x > lim[0]:
-                lim[0] = x
-
-
 # --------------------------------------------------------------------------- final round
+# Both final-round pieces walk seat p1's turn by turn_row with W = r + 1 entries per state: the roles p1..pr (a farkle
+# adds nothing to them: its effect is the coefficient's), then the farkle coefficient (which starts from pf[c]).
 @njit(cache=True)
-def final_free_piece(r, combo, G, M, tol, scale, pf_min, pexc, sg, gp, go, op, ost, pf,
-                     phi, phi_off, FA, Fc, FR, buf, deltas, hold, tmp):
+def _entries(r):
+    """turn_row's ``fb`` and ``ff`` of a final-round piece: only the coefficient (entry ``r``) counts a farkle,
+    first."""
+    fb = np.zeros(r + 1)
+    ff = np.zeros(r + 1)
+    ff[r] = 1.0
+    return fb, ff
+
+
+@njit(cache=True)
+def final_free_piece(r, combo, G, M, tol, scale, pf_min, pexc, sg, gp, go, place, pf,
+                     phi, phi_off, FA, Fc, FR, V, bank, keep, qs, deltas, hold):
     """Seat p1 above the bar with ``r - 1`` players after it, for one offset pattern ``combo`` of
     their margins (``m_j = t - u_j``): ``FA[row, c, role]`` (roles p1..pr) and ``Fc[row, c]`` over
     ``m_2 = M .. 1`` (rows ``m_2 * B^(r-2) + combo``), the value ``FA + Fc * bust``.  p1 holds where
-    ``sum_j pexc[m_j] <= pf_min * scale`` (proven optimal) and decides by its own entry."""
+    ``sum_j pexc[m_j] <= pf_min * scale`` (proven optimal) and decides by its own entry; ``V`` holds the
+    piece's rows ``m_2`` (above ``M``: row ``M``'s, as a margin past the tables reads)."""
     S = sg.shape[0] - 1
     B = 2 * G - 1
+    W = r + 1
+    maxp = (V.shape[0] // (S * W)) - M - 1
     nc = 1
     for _ in range(r - 2):
         nc *= B
@@ -126,6 +92,11 @@ def final_free_piece(r, combo, G, M, tol, scale, pf_min, pexc, sg, gp, go, op, o
     for j in range(r - 2, 0, -1):
         offs[j] = x % B
         x //= B
+    fb, ff = _entries(r)
+    every = np.ones(S, dtype=np.bool_)
+    none = np.zeros(S, dtype=np.bool_)
+    none_f = np.zeros(0)
+    none_i = np.zeros(0, dtype=np.int64)
     for m2 in range(M, 0, -1):
         row = m2 * nc + combo
         valid = True
@@ -144,75 +115,58 @@ def final_free_piece(r, combo, G, M, tol, scale, pf_min, pexc, sg, gp, go, op, o
             continue
         for j in range(r - 1):
             tail += pexc[deltas[j]]
-        forced = tail <= pf_min * scale
         phi_get(r - 1, deltas, G, phi, phi_off, pexc, hold)  # roles [p1 (new leader), p2, .., pr]
+        for i in range(r):
+            bank[i] = hold[i]
+        bank[r] = 0.0
+        skip = every if tail <= pf_min * scale else none  # forced: p1 holds (proven optimal)
+        turn_row(m2, m2, S, W, 0, V, bank, 0, fb, ff, 1, M + 1, tol, skip, True, sg, gp, go, place, pf,
+                 none_i, none_i, none_f, none_i, none_i, none_i, none_i, none_f, keep, 0, qs, 0)
         for c in range(S):
-            if forced or sg[c] == sg[c + 1]:
-                for i in range(r):
-                    FA[row, c, i] = hold[i]
-                Fc[row, c] = 0.0
-                FR[row, c] = False
-                continue
+            at = (m2 * S + c) * W
             for i in range(r):
-                tmp[i] = 0.0
-            rc = pf[c]
-            for g in range(sg[c], sg[c + 1]):
-                n = go[g + 1] - go[g]
-                for q in range(n):
-                    o = go[g] + q
-                    mm = m2 + op[o]
-                    if mm > M:
-                        mm = M
-                    buf[0, q] = FA[mm * nc + combo, ost[o], 0]
-                    buf[1, q] = 0.0
-                ch, _ = choose(buf[0], buf[1], n, 0.0, tol)
-                o = go[g] + ch
-                mm = m2 + op[o]
-                if mm > M:
-                    mm = M
-                rr = mm * nc + combo
-                for i in range(r):
-                    tmp[i] += gp[g] * FA[rr, ost[o], i]
-                rc += gp[g] * Fc[rr, ost[o]]
-            if tmp[0] > hold[0] + tol:
-                for i in range(r):
-                    FA[row, c, i] = tmp[i]
-                Fc[row, c] = rc
-                FR[row, c] = True
-            else:
-                for i in range(r):
-                    FA[row, c, i] = hold[i]
-                Fc[row, c] = 0.0
-                FR[row, c] = False
+                FA[row, c, i] = V[at + i]
+            Fc[row, c] = V[at + r]
+            FR[row, c] = qs[c] == 1.0
+        if m2 == M:
+            for x in range(M + 1, M + maxp + 1):
+                for j in range(S * W):
+                    V[x * S * W + j] = V[M * S * W + j]
 
 
 @njit(cache=True, parallel=True)
 def final_free(r, G, M, tol, scale, pf_min, pexc, sg, gp, go, op, ost, pf, phi, phi_off, FA, Fc, FR,
-               maxg, workers):
+               maxp, workers):
     """:func:`final_free_piece` for every offset pattern (independent pieces)."""
+    S = sg.shape[0] - 1
     B = 2 * G - 1
     nc = 1
     for _ in range(r - 2):
         nc *= B
+    place = places(op, ost, S, r + 1, np.empty(op.shape[0], dtype=np.int64))
     Wk = max(1, min(workers, nc))
     for w in prange(Wk):
-        buf = np.empty((2, maxg))
+        V = np.zeros((M + maxp + 1) * S * (r + 1))
+        bank = np.empty(r + 1)
+        keep = np.empty(gp.shape[0], dtype=np.int64)
+        qs = np.empty(S)
         deltas = np.empty(r, dtype=np.int64)
         hold = np.empty(r + 1)
-        tmp = np.empty(r + 1)
         for combo in range(w, nc, Wk):
-            final_free_piece(r, combo, G, M, tol, scale, pf_min, pexc, sg, gp, go, op, ost, pf,
-                             phi, phi_off, FA, Fc, FR, buf, deltas, hold, tmp)
+            final_free_piece(r, combo, G, M, tol, scale, pf_min, pexc, sg, gp, go, place, pf,
+                             phi, phi_off, FA, Fc, FR, V, bank, keep, qs, deltas, hold)
 
 
 @njit(cache=True)
-def final_phi_piece(r, piece, G, D, M, tol, pexc, sg, gp, go, op, ost, pf, phi, phi_off, FA, Fc,
-                    a, b, buf, deltas, bust, dd):
+def final_phi_piece(r, piece, G, D, M, maxp, tol, pexc, sg, gp, go, place, pf, phi, phi_off, FA, Fc,
+                    V, keep, qs, deltas, bust):
     """``Phi_r`` for the later players' deficits of ``piece`` (``delta_2`` and the offsets of the
     others): p1's final turn below the bar (it must roll; a bust or a turn ending at or below the
-    bar leaves it 0), by ``d = X - t`` from 0 up, every ``delta_1 = d`` of the band at once."""
+    bar leaves it 0), by ``d = X - t`` from 0 up, every ``delta_1 = d`` of the band at once.  ``V``'s
+    row ``hi_d - d`` holds ``d`` below the bar, the rows above it ``FA``'s margins above the bar."""
     S = sg.shape[0] - 1
     B = 2 * G - 1
+    W = r + 1
     nc = 1
     for _ in range(r - 2):
         nc *= B
@@ -235,53 +189,34 @@ def final_phi_piece(r, piece, G, D, M, tol, pexc, sg, gp, go, op, ost, pf, phi, 
     if hi_d < lo_d:
         return
     phi_get(r - 1, deltas, G, phi, phi_off, pexc, bust)  # roles [leader, p2, .., pr]
-    for d in range(hi_d + 1):
+    for y in range(1, maxp + 1):  # p1 above the bar by y: its margin over p2 is d2 + y
+        mm = min(d2 + y, M)
         for c in range(S):
+            at = ((hi_d + y) * S + c) * W
             for i in range(r):
-                a[d, c, i] = 0.0
-            rc = pf[c]
-            for g in range(sg[c], sg[c + 1]):
-                n = go[g + 1] - go[g]
-                for q in range(n):
-                    o = go[g] + q
-                    p = op[o]
-                    if p > d:
-                        mm = d2 + p - d
-                        if mm > M:
-                            mm = M
-                        buf[0, q] = FA[mm * nc + combo, ost[o], 0]
-                    else:
-                        buf[0, q] = a[d - p, ost[o], 0]
-                    buf[1, q] = 0.0
-                ch, _ = choose(buf[0], buf[1], n, 0.0, tol)
-                o = go[g] + ch
-                p = op[o]
-                if p > d:
-                    mm = d2 + p - d
-                    if mm > M:
-                        mm = M
-                    rr = mm * nc + combo
-                    for i in range(r):
-                        a[d, c, i] += gp[g] * FA[rr, ost[o], i]
-                    rc += gp[g] * Fc[rr, ost[o]]
-                else:
-                    for i in range(r):
-                        a[d, c, i] += gp[g] * a[d - p, ost[o], i]
-                    rc += gp[g] * b[d - p, ost[o]]
-            b[d, c] = rc
+                V[at + i] = FA[mm * nc + combo, c, i]
+            V[at + r] = Fc[mm * nc + combo, c]
+    fb, ff = _entries(r)
+    none = np.zeros(S, dtype=np.bool_)
+    none_f = np.zeros(0)
+    none_i = np.zeros(0, dtype=np.int64)
+    for d in range(hi_d + 1):
+        turn_row(-d, hi_d - d, S, W, 0, V, bust, 0, fb, ff, 1, 0, tol, none, True, sg, gp, go, place, pf,
+                 none_i, none_i, none_f, none_i, none_i, none_i, none_i, none_f, keep, 0, qs, 0)
         if d >= lo_d:
+            at = ((hi_d - d) * S) * W  # class 0
             ix = d
             for j in range(r - 1):
                 ix = ix * B + (deltas[j] - d + G - 1)
             base = phi_off[r] + ix * (r + 1)
-            phi[base] = b[d, 0] * bust[0]
-            phi[base + 1] = a[d, 0, 0]
+            phi[base] = V[at + r] * bust[0]
+            phi[base + 1] = V[at]
             for i in range(1, r):
-                phi[base + 1 + i] = a[d, 0, i] + b[d, 0] * bust[i]
+                phi[base + 1 + i] = V[at + i] + V[at + r] * bust[i]
 
 
 @njit(cache=True, parallel=True)
-def final_phi(r, G, D, M, tol, pexc, sg, gp, go, op, ost, pf, phi, phi_off, FA, Fc, maxg, workers):
+def final_phi(r, G, D, M, tol, pexc, sg, gp, go, op, ost, pf, phi, phi_off, FA, Fc, maxp, workers):
     """:func:`final_phi_piece` for every ``delta_2 = 1 .. D`` and offset pattern (independent)."""
     S = sg.shape[0] - 1
     B = 2 * G - 1
@@ -289,17 +224,17 @@ def final_phi(r, G, D, M, tol, pexc, sg, gp, go, op, ost, pf, phi, phi_off, FA, 
     for _ in range(r - 2):
         nc *= B
     n = D * nc
+    place = places(op, ost, S, r + 1, np.empty(op.shape[0], dtype=np.int64))
     Wk = max(1, min(workers, n))
     for w in prange(Wk):
-        a = np.empty((D + 1, S, r))
-        b = np.empty((D + 1, S))
-        buf = np.empty((2, maxg))
+        V = np.zeros((D + 1 + maxp) * S * (r + 1))
+        keep = np.empty(gp.shape[0], dtype=np.int64)
+        qs = np.empty(S)
         deltas = np.empty(r, dtype=np.int64)
         bust = np.empty(r)
-        dd = np.empty(r, dtype=np.int64)
         for piece in range(w, n, Wk):
-            final_phi_piece(r, piece, G, D, M, tol, pexc, sg, gp, go, op, ost, pf, phi, phi_off, FA, Fc,
-                            a, b, buf, deltas, bust, dd)
+            final_phi_piece(r, piece, G, D, M, maxp, tol, pexc, sg, gp, go, place, pf, phi, phi_off, FA, Fc,
+                            V, keep, qs, deltas, bust)
 
 
 # --------------------------------------------------------------------------- one score tuple
@@ -395,7 +330,7 @@ def turn_dp(m, beta, sm, N, kmax, maxp, om, tol, reach, sg, gp, go, op, ost, pf,
                     if buf[0, q] + buf[1, q] * beta >= bv - tol:
                         ch = q
                         break
-                if n > 1:  # the betas that keep this choice (conservative; see keep_interval)
+                if n > 1:  # the betas that keep this choice (conservative)
                     ac = buf[0, ch]
                     bc = buf[1, ch]
                     for q in range(n):

@@ -8,16 +8,10 @@ lookups run the plain function), every seat's entry carried beside the mover's.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
-
-from dicebase.rules.ten_thousand import turn
 
 from .nplayer_final import Finals, final_start
+from .nplayer_kernels import places, turn_row
 from .nplayer_spec import Spec, moves
-
-turn_row = njit(cache=True)(turn.turn_row)
-NONE_I = np.zeros(0, dtype=np.int64)
-NONE_F = np.zeros(0)
 
 
 def _walk(spec: Spec, W: int, dec: int, rows: int, hold: np.ndarray, bust, bank_from: int, kmax: int, totals,
@@ -27,7 +21,7 @@ def _walk(spec: Spec, W: int, dec: int, rows: int, hold: np.ndarray, bust, bank_
     rolling.  ``hold[k, :]``: banking ``k``; ``skip_row(k)``: the whole total banks (its keeps not computed)."""
     mv = moves(spec.rules)
     S, Gr = len(mv.states), len(mv.gp)
-    place = ((mv.op * S + mv.ost) * W).astype(np.int64)
+    place = places(mv.op, mv.ost, S, W, np.empty(len(mv.op), dtype=np.int64))
     V = np.zeros((rows, S, W))
     V[totals[0] + 1:] = hold[totals[0] + 1:rows, None, :]
     flat = V.reshape(-1)
@@ -41,7 +35,7 @@ def _walk(spec: Spec, W: int, dec: int, rows: int, hold: np.ndarray, bust, bank_
                 for i, x in enumerate(mixes or ([],) * 8))
     for k in totals:
         skip = np.ones(S, dtype=np.bool_) if skip_row(k) else none
-        args = (S, W, dec, flat, bank, k * W, fb)
+        args = (S, W, dec, flat, bank, k * W, fb, np.zeros(W))
         tail = (spec.tie_tolerance, skip, True, mv.sg, mv.gp, mv.go, place, mv.pf, *mix, keep, k * Gr, qs, k * S)
         if roll_values:  # first as if banking were not allowed: every class's value of rolling
             turn_row(k, k, *args, rows + 1, kmax, *tail)

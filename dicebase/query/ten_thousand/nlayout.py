@@ -14,6 +14,7 @@ from dicebase.query.base import BadInput
 from dicebase.rules.ten_thousand import (
     FACES, MAX_PLAYERS, MAX_POINTS, PLAYER_COUNTS, RuleSet, keep_priority, legal_keeps, roll_multisets, turn_states,
 )
+from dicebase.rules.ten_thousand.turn import places
 
 
 @dataclass(frozen=True)
@@ -194,4 +195,4 @@ def laid_out(mv: Moves) -> Layout:
         end.append(len(reach_at))
     reach = (itemgetter(*reach_at, 0), (*reach_w, 0.0), tuple(first), tuple(end))  # never one index alone
     return Layout(S, mv.max_pts, tuple(probabilities), mv.pf, reach, tuple(sg), tuple(gp), tuple(go), tuple(op),
-                  tuple(ost), tuple(p * S + c2 for p, c2 in zip(op, ost)))
+                  tuple(ost), tuple(places(op, ost, S, 1, [0] * len(op))))

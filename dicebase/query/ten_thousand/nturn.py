@@ -90,7 +90,7 @@ class Turn:
         lay = self.lay
         h = self.terminal(k) if k >= self.bank_from else None
         turn_row(k, k, S, 1, 0, self.F, (0.0 if h is None else h[self.mover],), 0, (self.bust[self.mover],),
-                 self.bank_from, self.kmax, self.tol, skip, write, lay.sg, lay.gp, lay.go, lay.place, lay.pf,
+                 (0.0,), self.bank_from, self.kmax, self.tol, skip, write, lay.sg, lay.gp, lay.go, lay.place, lay.pf,
                  *self._mixes.get(k, NO_MIX), self.KEEP, k * len(lay.gp), self.Q, k * S)
 
     def _sel(self, i: int):
@@ -130,7 +130,7 @@ class Turn:
         lay = self.lay
         h = self.terminal(k) if k >= self.bank_from else None
         turn_row(k, k, S, 1, 0, self.F, (0.0 if h is None else h[self.mover],), 0, (self.bust[self.mover],),
-                 self.bank_from, self.kmax, self.tol, skip, write, lay.sg, lay.gp, lay.go, lay.place, lay.pf,
+                 (0.0,), self.bank_from, self.kmax, self.tol, skip, write, lay.sg, lay.gp, lay.go, lay.place, lay.pf,
                  *self._mixes.get(k, NO_MIX), self.KEEP, k * len(lay.gp), self.Q, k * S)
 
     def _sel(self, i: int):

@@ -15,8 +15,8 @@ class ``c``'s roll groups ``sg[c] .. sg[c + 1] - 1`` of probability ``gp[g]``, e
 ``go[g] .. go[g + 1] - 1`` in tie-break order (points ``op[o]`` in units, next class ``ost[o]``), ``pf[c]`` the
 farkle chance.  The equations (:mod:`dicebase.builder.ten_thousand.nplayer`)::
 
-    roll value, entry j = sum over groups g, in order, from 0.0:  gp[g] * V(k + op[o*], ost[o*])[j]
-                          then + pf[c] * fb[j]                       (fb: what a farkle leaves, per entry)
+    roll value, entry j = sum over groups g, in order, from pf[c] * ff[j]:  gp[g] * V(k + op[o*], ost[o*])[j]
+                          then + pf[c] * fb[j]           (ff, fb: what a farkle adds, first or last, per entry)
     o*                  = the first keep (tie-break order) within ``tol`` of the group's best for the mover
     roll or bank        = roll where banking is not allowed (k < bank_from); bank with no dice to roll or past
                           ``kmax``; a stored mixed decision as stored; else roll iff the mover's roll value beats
@@ -28,7 +28,15 @@ A stored mixture of two keeps in a group (a cycle tuple's equilibrium) takes ``q
 from __future__ import annotations
 
 
-def turn_row(k, r, S, W, dec, V, bank, bat, fb, bank_from, kmax, tol, skip, write, sg, gp, go, place, pf,
+def places(op, ost, S, W, out):
+    """``out[o]``: where keep ``o`` leads in a flat sequence of ``W`` entries per state, ``(op[o] * S + ost[o]) * W``
+    entries above the total's first (:func:`turn_row`'s ``place``)."""
+    for o in range(len(op)):
+        out[o] = (op[o] * S + ost[o]) * W
+    return out
+
+
+def turn_row(k, r, S, W, dec, V, bank, bat, fb, ff, bank_from, kmax, tol, skip, write, sg, gp, go, place, pf,
              rm_k, rm_c, rm_q, km_k, km_g, km_a, km_z, km_q, keep, kat, qs, qat):
     """Total ``k`` (row ``r`` of ``V``; the rows above it known): every class's values into ``V`` (with
     ``write``), the mover's roll probability into ``qs[qat + c]`` and the keep taken in every roll group ``g``
@@ -39,7 +47,7 @@ def turn_row(k, r, S, W, dec, V, bank, bat, fb, bank_from, kmax, tol, skip, writ
     km_a, km_z, km_q)`` (total, global group, first and second keep within the group, probability of the first).
 
     The mover's entry is summed first, with the decisions; every other entry then by the same keeps, each its own
-    sum in group order from 0.0 (the same bits as summing all entries side by side)."""
+    sum in group order (the same bits as summing all entries side by side)."""
     can_bank = k >= bank_from
     nrm = len(rm_k)
     nkm = len(km_k)
@@ -53,7 +61,7 @@ def turn_row(k, r, S, W, dec, V, bank, bat, fb, bank_from, kmax, tol, skip, writ
                 for j in range(W):
                     V[at + j] = bank[bat + j]
             continue
-        a = 0.0
+        a = pf[c] * ff[dec]
         g0 = sg[c]
         g1 = sg[c + 1]
         for g in range(g0, g1):
@@ -105,7 +113,7 @@ def turn_row(k, r, S, W, dec, V, bank, bat, fb, bank_from, kmax, tol, skip, writ
             if j == dec:
                 e = a
             else:
-                e = 0.0
+                e = pf[c] * ff[j]
                 for g in range(g0, g1):
                     o = keep[kat + g]
                     if o < 0:
