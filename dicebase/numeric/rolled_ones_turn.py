@@ -9,9 +9,9 @@ from numba import njit
 
 from dicebase.rules import rolled_ones_turn as turn
 
-play_turn = njit(cache=True)(turn.play_turn)
+play_turn = njit(cache=True, inline="always")(turn.play_turn)
 best_turn = njit(cache=True)(turn.best_turn)
-final_start = njit(cache=True)(turn.final_start)
+final_start = njit(cache=True, inline="always")(turn.final_start)
 final_turn = njit(cache=True)(turn.final_turn)
 
 

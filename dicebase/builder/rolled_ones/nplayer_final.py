@@ -78,8 +78,9 @@ def solve_finals(spec: Spec, workers: int | None = None, hold_seat: int | None =
         fc[j] = np.zeros((nR, TT, L))
         froll[j] = np.zeros((nR, TT, L), dtype=bool)
         XR = ranges[j] - G + 1
-        kern.final_tables(j, N, G, G + 1 if j == hold_seat else C, L, spec.tie_tolerance, tmax, XR, Q0, out.p, out.gain, out.o_next, out.n,
-                          out.p_end, flat, offsets, rows, fa[j], fc[j], froll[j], False, froll[j], workers)
+        kern.final_tables(j, N, G, G + 1 if j == hold_seat else C, L, spec.tie_tolerance, tmax, XR, Q0, out.p,
+                          out.gain, out.o_next, out.n, out.p_end, flat, offsets, rows, fa[j], fc[j], froll[j], False,
+                          froll[j], workers)
     for j in range(1, N):
         phi[j] = flat[offsets[j]: offsets[j] + sizes[j - 1]].reshape(ranges[j] - G + 1, rows[j], N - j + 1)
     return Finals(flat, offsets, rows, phi, fa, fc, froll, Q)

@@ -1,6 +1,7 @@
-"""Compiled kernels of seed 002's human policies with N players (:mod:`.nplayer_policies`): the policy
-evaluation (one seat plays a policy, the others keep playing the stored equilibrium; the fixed-seat
-solve, where the others best-respond, is :func:`.nplayer_kernels.solve_tuples` with a policy seat).  Module-level functions only,
+"""Compiled kernels of seed 002's human policies with N players (:mod:`.nplayer_policies`): the
+policy evaluation (one seat plays a policy, the others keep playing the stored equilibrium; the
+fixed-seat solve, where the others best-respond, is :func:`.nplayer_kernels.solve_tuples` with a
+policy seat).  Module-level functions only,
 for numba's on-disk cache; the conventions (tuple indices, ``start``, the final-round tables, roll
 outcomes) are those of :mod:`.nplayer_kernels`.  Each tuple is computed by the same operations
 whatever the thread count or the chunking: bit-identical results.
