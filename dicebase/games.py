@@ -89,7 +89,7 @@ GAMES: dict[str, Game] = {g.name: g for g in (
              page_blurb="Great Rolled Ones: two or more players race to 50; three 1s end the turn. Roll or hold?"),
     _builtin("ten_thousand", "10,000", rules_option="rules", n_players=True, held=True, page_title="10,000",
              figures=3, page_blurb="The Farkle family: which scoring dice to keep, and when to bank."),
-    _builtin("pig", "Pig", n_players=True, plots=None, page_title="Pig",
+    _builtin("pig", "Pig", n_players=True, page_title="Pig", figures=4,
              page_blurb="Pig: roll one die as often as you like, a 1 loses the turn; first to 100 wins. Roll or hold?"),
 )}
 
