@@ -23,10 +23,11 @@ def build(ctx, options: dict) -> None:
     """Solve every variant for every number of players built, in (variant, players) order (key order)."""
     players = player_counts(options)
     policy_players = player_counts(options, "policy_players")
+    names = sorted(POLICIES)  # key order
     ctx.write("pig_policies", {
-        "policy": np.array(list(POLICIES), dtype=object),
-        "title": np.array([p.title for p in POLICIES.values()], dtype=object),
-        "definition": np.array([p.definition for p in POLICIES.values()], dtype=object),
+        "policy": np.array(names, dtype=object),
+        "title": np.array([POLICIES[p].title for p in names], dtype=object),
+        "definition": np.array([POLICIES[p].definition for p in names], dtype=object),
     })
     for name, rules in variants(options):
         ctx.variant(name, rules={"goal": rules.goal, "faces": rules.faces, "bust_face": rules.bust_face,
