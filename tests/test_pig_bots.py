@@ -140,6 +140,7 @@ def test_play_pig_in_the_terminal(pig100, run_cli, monkeypatch):
     assert code == 0, err
     doc = json.loads(out[out.index("{"):])
     assert doc["game"] == "pig" and "wins; you" in doc["result"]
-    with pytest.raises(BadInput, match="seat must be 1..2"):
-        with dicebase.open(pig100) as db:
-            play(db, "pig", ["optimal"], 3, lambda p: "r", lambda t: None)
+    with dicebase.open(pig100) as db:
+        for seat in (3, 0, "x", 1.5, True):  # the Python API: one line, never a TypeError
+            with pytest.raises(BadInput, match="seat must be 1..2"):
+                play(db, "pig", ["optimal"], seat, lambda p: "r", lambda t: None)

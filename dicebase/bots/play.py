@@ -152,7 +152,7 @@ def _draw(rng, q: float) -> bool:
 
 def _lineup(bots: list[str], seat: int) -> list[str]:
     n = len(bots) + 1
-    if not 1 <= seat <= n:
+    if isinstance(seat, bool) or not isinstance(seat, int) or not 1 <= seat <= n:
         raise BadInput(f"seat must be 1..{n} (you and {len(bots)} bots), got {seat}")
     return list(bots[: seat - 1]) + ["you"] + list(bots[seat - 1:])
 
