@@ -68,29 +68,35 @@ def solve_tuple(idx, N, G, tol, maxit, stride, p_face, p_bust, gains, start, H, 
     return NO_CONVERGENCE, evals
 
 
+@njit(cache=True)
+def solve_piece(w, Wk, tuples, N, G, tol, maxit, stride, p_face, p_bust, gains, start, out, status, evals):
+    """:func:`solve_tuple` for the tuples ``w, w + Wk, ...`` of a chunk of one level, with its own scratch
+    (one worker's share; called alone, ``w = 0, Wk = 1``, for a small level: no thread pool to wake)."""
+    H = np.zeros((N, G, N))
+    mix = np.full(G, -1.0)
+    rv = np.empty(N)
+    A = np.zeros((G, N))
+    c = np.zeros(G)
+    dec = np.zeros(G)
+    SA = np.empty((N, N))
+    Sc = np.empty(N)
+    T = np.zeros((N, N))
+    beta = np.empty(N)
+    ivl = np.empty((N, 2))
+    hist = np.empty((maxit, N, N + 1))
+    for t in range(w, tuples.shape[0], Wk):
+        st, ev = solve_tuple(tuples[t], N, G, tol, maxit, stride, p_face, p_bust, gains, start, H, mix, rv,
+                             A, c, dec, SA, Sc, T, beta, ivl, hist, out[t])
+        status[t] = st
+        evals[t] = ev
+
+
 @njit(cache=True, parallel=True)
 def solve_tuples(tuples, N, G, tol, maxit, stride, p_face, p_bust, gains, start, out, status, evals, workers):
-    """:func:`solve_tuple` for every tuple of a chunk of one level."""
-    n = tuples.shape[0]
-    Wk = max(1, min(workers, n))
+    """:func:`solve_piece` on ``workers`` threads (every ``workers``-th tuple each)."""
+    Wk = max(1, min(workers, tuples.shape[0]))
     for w in prange(Wk):
-        H = np.zeros((N, G, N))
-        mix = np.full(G, -1.0)
-        rv = np.empty(N)
-        A = np.zeros((G, N))
-        c = np.zeros(G)
-        dec = np.zeros(G)
-        SA = np.empty((N, N))
-        Sc = np.empty(N)
-        T = np.zeros((N, N))
-        beta = np.empty(N)
-        ivl = np.empty((N, 2))
-        hist = np.empty((maxit, N, N + 1))
-        for t in range(w, n, Wk):
-            st, ev = solve_tuple(tuples[t], N, G, tol, maxit, stride, p_face, p_bust, gains, start, H, mix, rv,
-                                 A, c, dec, SA, Sc, T, beta, ivl, hist, out[t])
-            status[t] = st
-            evals[t] = ev
+        solve_piece(w, Wk, tuples, N, G, tol, maxit, stride, p_face, p_bust, gains, start, out, status, evals)
 
 
 @njit(cache=True)
@@ -106,53 +112,61 @@ def stored_mix(key, mix_keys, mix_q, G, mix):
             mix[k] = -1.0
 
 
-@njit(cache=True, parallel=True)
-def evaluate_tuples(tuples, N, G, tol, stride, p_face, p_bust, gains, opt, mix_keys, mix_q, seats, kinds, params,
-                    start, workers):
+@njit(cache=True)
+def evaluate_piece(w, Wk, tuples, N, G, tol, stride, p_face, p_bust, gains, opt, mix_keys, mix_q, seats, kinds, params,
+                   start):
     """One level of fixed profiles ``p``: seat ``seats[p]`` plays the simple policy (``kinds[p]``,
     ``params[p]``: :func:`~dicebase.rules.pig_turn.policy_rolls`; no seat when -1), every other seat the
     stored equilibrium (its decisions at the tuple from the optimal turn starts ``opt``, found once per
     tuple, its stored mixing where it randomises).  Writes ``start[p, idx]`` (profile ``p``'s turn starts)
-    for each tuple of the level: every decision fixed, so each tuple's cycle is solved once, exactly."""
-    n = tuples.shape[0]
+    for the tuples ``w, w + Wk, ...`` of the level: every decision fixed, so each tuple's cycle is solved
+    once, exactly."""
     P = seats.shape[0]
-    Wk = max(1, min(workers, n))
-    for w in prange(Wk):
-        H = np.zeros((N, G, N))
-        Hopt = np.zeros((N, G, N))
-        best = np.zeros((N, G))
-        mix = np.full(G, -1.0)
-        rv = np.empty(N)
-        A = np.zeros((G, N))
-        c = np.zeros(G)
-        dec = np.zeros(G)
-        ivl = np.empty(2)
-        SA = np.empty((N, N))
-        Sc = np.empty(N)
-        T = np.zeros((N, N))
-        for t in range(w, n, Wk):
-            idx = tuples[t]
-            fill_hold(idx, N, G, stride, opt, Hopt)
-            for m in range(N):  # the equilibrium's decisions at this tuple
-                stored_mix(idx * N + m, mix_keys, mix_q, G, mix)
-                seat_turn(idx, m, N, G, stride, opt[idx, (m + 1) % N, m], tol, p_face, p_bust, gains, Hopt, mix, rv,
-                          A, c, dec, ivl)
+    H = np.zeros((N, G, N))
+    Hopt = np.zeros((N, G, N))
+    best = np.zeros((N, G))
+    mix = np.full(G, -1.0)
+    rv = np.empty(N)
+    A = np.zeros((G, N))
+    c = np.zeros(G)
+    dec = np.zeros(G)
+    ivl = np.empty(2)
+    SA = np.empty((N, N))
+    Sc = np.empty(N)
+    T = np.zeros((N, N))
+    for t in range(w, tuples.shape[0], Wk):
+        idx = tuples[t]
+        fill_hold(idx, N, G, stride, opt, Hopt)
+        for m in range(N):  # the equilibrium's decisions at this tuple
+            stored_mix(idx * N + m, mix_keys, mix_q, G, mix)
+            seat_turn(idx, m, N, G, stride, opt[idx, (m + 1) % N, m], tol, p_face, p_bust, gains, Hopt, mix, rv,
+                      A, c, dec, ivl)
+            for k in range(G):
+                best[m, k] = dec[k]
+        for p in range(P):
+            fill_hold(idx, N, G, stride, start[p], H)
+            for m in range(N):
+                sm = (idx // stride[m]) % G
                 for k in range(G):
-                    best[m, k] = dec[k]
-            for p in range(P):
-                fill_hold(idx, N, G, stride, start[p], H)
-                for m in range(N):
-                    sm = (idx // stride[m]) % G
-                    for k in range(G):
-                        if m != seats[p]:
-                            mix[k] = best[m, k]
-                        else:
-                            mix[k] = 1.0 if k == 0 or (k < G - sm and policy_rolls(kinds[p], params[p], G, sm, k)) else 0.0
-                    seat_turn(idx, m, N, G, stride, 0.0, tol, p_face, p_bust, gains, H, mix, rv, A, c, dec, ivl)
-                    for e in range(N):
-                        SA[m, e] = A[0, e]
-                    Sc[m] = c[0]
-                solve_cycle(N, SA, Sc, T)
-                for m in range(N):
-                    for e in range(N):
-                        start[p, idx, m, e] = T[m, e]
+                    if m != seats[p]:
+                        mix[k] = best[m, k]
+                    else:
+                        mix[k] = 1.0 if k == 0 or (k < G - sm and policy_rolls(kinds[p], params[p], G, sm, k)) else 0.0
+                seat_turn(idx, m, N, G, stride, 0.0, tol, p_face, p_bust, gains, H, mix, rv, A, c, dec, ivl)
+                for e in range(N):
+                    SA[m, e] = A[0, e]
+                Sc[m] = c[0]
+            solve_cycle(N, SA, Sc, T)
+            for m in range(N):
+                for e in range(N):
+                    start[p, idx, m, e] = T[m, e]
+
+
+@njit(cache=True, parallel=True)
+def evaluate_tuples(tuples, N, G, tol, stride, p_face, p_bust, gains, opt, mix_keys, mix_q, seats, kinds, params,
+                    start, workers):
+    """:func:`evaluate_piece` on ``workers`` threads (every ``workers``-th tuple each)."""
+    Wk = max(1, min(workers, tuples.shape[0]))
+    for w in prange(Wk):
+        evaluate_piece(w, Wk, tuples, N, G, tol, stride, p_face, p_bust, gains, opt, mix_keys, mix_q, seats, kinds,
+                       params, start)

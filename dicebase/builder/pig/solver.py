@@ -26,6 +26,11 @@ from dicebase.builder.equilibrium import (
 from dicebase.rules.pig import TIE_TOLERANCE, Rules
 
 
+#: Levels of fewer tuples run on one thread: waking the thread pool costs more than they do (2 players at
+#: goal 100: 199 levels of at most 100 tuples).
+SERIAL_BELOW = 1024
+
+
 @dataclass
 class LevelInputs:
     """What a chunk of one level reads: the rules, the number of players and the turn starts of higher
@@ -70,10 +75,12 @@ def solve_tuples(inputs: LevelInputs, tuples: np.ndarray, workers: int | None = 
     values = np.zeros((n, N, N))
     status = np.zeros(n, dtype=np.int64)
     evals = np.zeros(n, dtype=np.int64)
-    if n:
-        kern.solve_tuples(tuples, N, r.goal, inputs.tie_tolerance, inputs.max_iterations, inputs.strides,
-                          r.p_face, r.p_bust, inputs.gains, inputs.start, values, status, evals,
-                          workers or get_num_threads())
+    args = (tuples, N, r.goal, inputs.tie_tolerance, inputs.max_iterations, inputs.strides, r.p_face, r.p_bust,
+            inputs.gains, inputs.start, values, status, evals)
+    if n >= SERIAL_BELOW:
+        kern.solve_tuples(*args, workers or get_num_threads())
+    elif n:  # a small level: one thread, no pool to wake (the same operations per tuple: the same bits)
+        kern.solve_piece(0, 1, *args)
     mixed = []
     for t in np.flatnonzero(status != kern.CONVERGED):
         record, vals = resolve(inputs, int(tuples[t]))
@@ -215,9 +222,12 @@ def evaluate_policies(sol: Solution, profiles, workers: int | None = None) -> np
         seats, kinds, params = (np.array([p[i] for p in group], dtype=np.int64) for i in range(3))
         start = out[a: a + len(group)]
         for level in levels:
-            kern.evaluate_tuples(np.ascontiguousarray(level), N, G, sol.stats["tie_tolerance"], tuple_strides(G, N),
-                                 r.p_face, r.p_bust, gains, sol.start, mix_keys, mix_q, seats, kinds, params, start,
-                                 workers or get_num_threads())
+            args = (np.ascontiguousarray(level), N, G, sol.stats["tie_tolerance"], tuple_strides(G, N), r.p_face,
+                    r.p_bust, gains, sol.start, mix_keys, mix_q, seats, kinds, params, start)
+            if len(level) >= SERIAL_BELOW:
+                kern.evaluate_tuples(*args, workers or get_num_threads())
+            else:
+                kern.evaluate_piece(0, 1, *args)
     return out
 
 
