@@ -105,7 +105,7 @@ class RolledOnesN:
         from dicebase.rules.rolled_ones_turn import first_passage
 
         Q = first_passage(self.rules, self.G + self.KT + 2 * self.D)
-        return np.array(Q.data).reshape(Q.shape)
+        return np.array(Q.flat()).reshape(Q.shape)
 
     @cached_property
     def p_exceed(self) -> np.ndarray:

@@ -1,6 +1,9 @@
 """Great Rolled Ones' N-player turn (:mod:`dicebase.rules.rolled_ones_turn`, its one definition) compiled
 for the builder's kernels and the bots: ``njit(cache=True)`` of the very functions the lookups run in
-plain Python, so every caller computes each value by the same operations."""
+plain Python, so every caller computes each value by the same operations.  ``play_turn`` and
+``final_start``, called per tuple and per bar from the kernels, are inlined into them (``inline="always"``:
+as fast as when each kernel had its own copy; a compiled caller's cache does not see a change here, so
+after editing these, clear ``__pycache__``'s ``*.nbi``/``*.nbc`` of the callers)."""
 
 from __future__ import annotations
 
@@ -18,8 +21,10 @@ final_turn = njit(cache=True)(turn.final_turn)
 def outcome_arrays(rules) -> tuple[np.ndarray, ...]:
     """``(p_end, out_p, out_g, out_o, out_n)`` of ``rules`` (:func:`dicebase.rules.rolled_ones_turn.outcome_grids`)
     as numpy arrays: float probabilities, int64 points, 1s and counts."""
-    return tuple(np.array(g.data, dtype=np.float64 if x < 2 else np.int64).reshape(g.shape)
-                 for x, g in enumerate(turn.outcome_grids(rules)))
+    p_end, out_p, out_g, out_o, out_n = turn.outcome_grids(rules)
+    return (np.array(p_end, dtype=np.float64), np.array(out_p.flat()).reshape(out_p.shape),
+            *(np.array(g.flat(), dtype=np.int64).reshape(g.shape) for g in (out_g, out_o)),
+            np.array(out_n, dtype=np.int64))
 
 
 @njit(cache=True)

@@ -5,8 +5,9 @@ for any number, two included), ``seats(players)`` and
 ``compensation(players)`` answer from the tables the build writes for each (variant, players)
 (:mod:`dicebase.layout.rolled_ones`): every turn start's win vector (``rolled_ones_turn_starts``),
 the compact final round (``rolled_ones_final_turns``) and the cycle tuples with their mixing
-probabilities.  A mid-turn state is computed here, in plain Python, by the solver's equations
-(``dicebase.builder.rolled_ones.nplayer.turn_values``, mirrored operation for operation)::
+probabilities.  A mid-turn state is computed here by the turn the solver runs, defined once in
+:mod:`dicebase.rules.rolled_ones_turn` (``play_turn``, ``final_start``, ``final_turn``: plain Python here,
+compiled in the builder and the bots, so the answers are the solver's to the bit)::
 
     P_roll(m, s, k, o) = P_end(o) P(m+1, s, 0, 0) + sum_n P_new1s(D-o, n) P(m, s, k + D - o', o')
     P_hold(m, s, k)    = P(m+1, s + k e_m, 0, 0)        if s_m + k < goal

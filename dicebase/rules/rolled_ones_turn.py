@@ -20,53 +20,42 @@ from __future__ import annotations
 
 import math
 from functools import lru_cache
-from operator import mul
+from itertools import product
 
 
-class Grid:
-    """A list-backed table that CPython callers pass where the compiled callers pass a numpy array:
-    ``g[i, j, ...]`` reads and writes one element (C order)."""
+class Grid(dict):
+    """A table that CPython callers pass where the compiled callers pass a numpy array: ``g[i, j, ...]``
+    reads and writes one element (a dict keyed by the index tuples, in C order: no Python-level call per
+    element).  One-dimensional tables are plain lists."""
 
-    __slots__ = ("data", "shape", "strides")
+    __slots__ = ("shape",)
 
-    def __init__(self, shape: tuple[int, ...], fill=0.0):
+    def __init__(self, shape: tuple[int, ...], fill=0.0, data=None):
+        keys = product(*(range(n) for n in shape))
+        super().__init__(dict.fromkeys(keys, fill) if data is None else zip(keys, data))
         self.shape = tuple(shape)
-        strides, size = [], 1
-        for n in reversed(self.shape):
-            strides.append(size)
-            size *= n
-        self.strides = tuple(reversed(strides))
-        self.data = [fill] * size
-
-    def _at(self, key) -> int:
-        return sum(map(mul, key, self.strides)) if isinstance(key, tuple) else key
-
-    def __getitem__(self, key):
-        return self.data[self._at(key)]
-
-    def __setitem__(self, key, value) -> None:
-        self.data[self._at(key)] = value
 
     def row(self, *key) -> tuple:
         """The elements ``g[*key, :]`` as a tuple."""
-        at = self._at(key + (0,))
-        return tuple(self.data[at: at + self.shape[len(key)]])
+        return tuple(self[(*key, i)] for i in range(self.shape[len(key)]))
+
+    def flat(self) -> list:
+        """Every element in C order (for ``numpy.array(g.flat()).reshape(g.shape)``)."""
+        return list(self.values())
 
 
 @lru_cache(maxsize=16)
 def outcome_grids(rules) -> tuple:
-    """``(p_end, out_p, out_g, out_o, out_n)`` of ``rules`` (a ``Rules``) as :class:`Grid` tables; the builder
-    makes the same tables as numpy arrays (``nplayer_spec.outcomes``)."""
+    """``(p_end, out_p, out_g, out_o, out_n)`` of ``rules`` (a ``Rules``): ``p_end`` and ``out_n`` lists, the
+    others :class:`Grid` tables padded with zeros; the builder and the bots read them as numpy arrays
+    (:func:`dicebase.numeric.rolled_ones_turn.outcome_arrays`)."""
     L = rules.ones_limit
     width = max(len(x) for x in rules.outcomes)
-    p_end, out_p, out_g, out_o, out_n = Grid((L,)), Grid((L, width)), Grid((L, width), 0), Grid((L, width), 0), \
-        Grid((L,), 0)
+    out_p, out_g, out_o = Grid((L, width)), Grid((L, width), 0), Grid((L, width), 0)
     for o in range(L):
-        p_end[o] = rules.p_end[o]
         for x, (prob, gain, o_next) in enumerate(rules.outcomes[o]):
             out_p[o, x], out_g[o, x], out_o[o, x] = prob, gain, o_next
-        out_n[o] = len(rules.outcomes[o])
-    return p_end, out_p, out_g, out_o, out_n
+    return list(rules.p_end), out_p, out_g, out_o, [len(x) for x in rules.outcomes]
 
 
 @lru_cache(maxsize=16)
@@ -80,8 +69,7 @@ def first_passage(rules, d_max: int) -> Grid:
     it as a numpy array (``nplayer_spec.first_passage``), the lookups and the bots as it is."""
     L, D = rules.ones_limit, rules.dice
     cell = D * L
-    Q = Grid((d_max + 1, L, D, L))
-    q = Q.data
+    q = [0.0] * ((d_max + 1) * L * cell)
     for d in range(d_max + 1):
         for o in range(L):
             at = (d * L + o) * cell
@@ -92,18 +80,16 @@ def first_passage(rules, d_max: int) -> Grid:
                     src = ((d - gain) * L + o_next) * cell
                     for x in range(cell):
                         q[at + x] += prob * q[src + x]
-    return Q
+    return Grid((d_max + 1, L, D, L), data=q)
 
 
 @lru_cache(maxsize=16)
 def first_passage_from_zero(rules, d_max: int) -> Grid:
     """``Q0[d, r - 1, o']``: :func:`first_passage` from no 1s set aside (a final turn's start)."""
     Q = first_passage(rules, d_max)
-    cell = rules.dice * rules.ones_limit
-    Q0 = Grid((d_max + 1, rules.dice, rules.ones_limit))
-    L = rules.ones_limit
-    Q0.data = [x for d in range(d_max + 1) for x in Q.data[d * L * cell: (d * L + 1) * cell]]
-    return Q0
+    return Grid((d_max + 1, rules.dice, rules.ones_limit),
+                data=[Q[d, 0, r, o2] for d in range(d_max + 1) for r in range(rules.dice)
+                      for o2 in range(rules.ones_limit)])
 
 
 def play_turn(m, e0, e1, K, D, L, k_stop, tol, p_end, out_p, out_g, out_o, out_n, hold, bust, mixq, value, proll,

@@ -1,7 +1,8 @@
 """Lookups of N-player Great Rolled Ones (:mod:`.nplayer` documents the equations): every state of a
 turn below the goal (:func:`turn_values`) and of a final turn (:func:`final_turn_values`),
-computed from stored turn-start vectors and the final-round tables, seed 002's equations one line
-each (the query layer, :mod:`dicebase.query.rolled_ones_n`, mirrors them).
+computed from stored turn-start vectors and the final-round tables by the turn defined once in
+:mod:`dicebase.rules.rolled_ones_turn` (compiled; the query layer, :mod:`dicebase.query.rolled_ones_n`,
+runs the same functions in plain Python).
 """
 
 from __future__ import annotations

@@ -84,7 +84,7 @@ def first_passage(rules: Rules, d_max: int) -> np.ndarray:
     """``Q[d, o, r - 1, o']``: :func:`dicebase.rules.rolled_ones_turn.first_passage` (the final round's chance
     process below the bar, defined once) as a numpy array."""
     Q = turn.first_passage(rules, d_max)
-    return np.array(Q.data).reshape(Q.shape)
+    return np.array(Q.flat()).reshape(Q.shape)
 
 
 def reach_mask(rules: Rules) -> np.ndarray:
