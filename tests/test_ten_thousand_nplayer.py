@@ -289,17 +289,17 @@ def test_tie_break_bank_before_roll_and_keep_priority():
     N, S, kmax = 3, len(mv.states), 40
     KK = kmax + mv.max_pts + 2
     v = np.array([0.3, 0.5, 0.2])
-    H = np.zeros((N, KK, N))
-    H[:] = v
+    H = np.zeros((N, KK, N + 1))  # banking: every seat's value, then the farkle coefficient 0
+    H[:, :, :N] = v
     reach = nplayer.reach_mask(TEN, KK)
 
     def run(beta):
-        A = np.zeros((KK, S, N))
-        c = np.zeros((KK, S))
+        V = np.zeros((KK, S, N + 1))
         roll = np.zeros((KK, S), dtype=bool)
         keep = np.full((KK, len(mv.gp)), -1, dtype=np.int8)
-        kern.turn_dp(1, beta, 5, N, kmax, mv.max_pts, 0, TOL, reach, mv.sg, mv.gp, mv.go, mv.op, mv.ost, mv.pf,
-                     H, A, c, roll, keep, np.zeros(2), np.zeros((2, mv.max_group)), np.zeros(N))
+        place = kern.places(mv.op, mv.ost, S, N + 1, np.empty(len(mv.op), dtype=np.int64))
+        kern.turn_dp(1, beta, 5, N, kmax, mv.max_pts, 0, TOL, ~reach, mv.sg, mv.gp, mv.go, place, mv.pf,
+                     H, V, roll, keep, np.zeros(2))
         return roll, keep
 
     # every bank, every roll and every keep ties (all lead to v): bank wherever allowed, first keep

@@ -49,6 +49,7 @@ def tt_n_turns(hold_own, hold_mix, bust_own, kmax, opened, om, tol, c0, sg, gp, 
     keep = np.zeros(gp.shape[0], dtype=np.int64)
     qs = np.zeros(S)
     place = places(op, ost, S, W, np.empty(op.shape[0], dtype=np.int64))
+    none_ivl = np.zeros(0)
     for t in range(n):
         top = kmax[t]
         for k in range(K1):
@@ -63,9 +64,9 @@ def tt_n_turns(hold_own, hold_mix, bust_own, kmax, opened, om, tol, c0, sg, gp, 
         bank_from = 1 if opened[t] or om <= 1 else om
         r0, r1, k0, k1 = rm_first[t], rm_first[t + 1], km_first[t], km_first[t + 1]
         for k in range(top, -1, -1):
-            turn_row(k, k, S, W, 0, V, bank, k * W, fb, ff, bank_from, top, tol, skip, True, sg, gp, go, place, pf,
-                     rm_k[r0:r1], rm_c[r0:r1], rm_q[r0:r1], km_k[k0:k1], km_g[k0:k1], km_a[k0:k1], km_z[k0:k1],
-                     km_q[k0:k1], keep, 0, qs, 0)
+            turn_row(k, k, S, W, 0, -1, 0.0, V, bank, k * W, fb, ff, bank_from, top, tol, skip, True, sg, gp, go,
+                     place, pf, rm_k[r0:r1], rm_c[r0:r1], rm_q[r0:r1], km_k[k0:k1], km_g[k0:k1], km_a[k0:k1],
+                     km_z[k0:k1], km_q[k0:k1], keep, 0, qs, 0, none_ivl)
         for e in range(N):
             A[t, e] = V[c0 * W + 2 + e]
         B[t] = V[c0 * W + 1]
@@ -112,8 +113,8 @@ def tt_n_final(own_bank, mix_bank, bust_mix, e_top, depth, D, tol, c0, sg, gp, g
                 for j in range(W):
                     V[((y + D) * S + c) * W + j] = bank[y * W + j]
         for y in range(min(et, EB) - 1, -depth[p] - 1, -1):
-            turn_row(y, y + D, S, W, 0, V, bank, max(y, 0) * W, fb, ff, 1, EB, tol, skip, True, sg, gp, go, place, pf,
-                     none_i, none_i, none_f, none_i, none_i, none_i, none_i, none_f, keep, 0, qs, 0)
+            turn_row(y, y + D, S, W, 0, -1, 0.0, V, bank, max(y, 0) * W, fb, ff, 1, EB, tol, skip, True, sg, gp, go,
+                     place, pf, none_i, none_i, none_f, none_i, none_i, none_i, none_i, none_f, keep, 0, qs, 0, none_f)
         for d in range(depth[p] + 1):
             for e in range(R):
                 out[p, d, e] = V[((D - d) * S + c0) * W + 1 + e]

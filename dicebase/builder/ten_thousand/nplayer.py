@@ -327,16 +327,15 @@ def _tuple_tools(inputs: LevelInputs, idx: int, kmax):
     KK = spec.sizes()["tcap"] + mv.max_pts + 2
 
     def turn(m: int, beta: float):
-        A = np.zeros((KK, S, N))
-        c = np.zeros((KK, S))
+        V = np.zeros((KK, S, N + 1))  # [A..., c]: the turn's values A + c * (what a farkle leaves)
         roll = np.zeros((KK, S), dtype=bool)
         keep = np.zeros((KK, len(mv.gp)), dtype=np.int8)
         ivl = np.zeros(2)
         kern.one_turn(idx, m, beta, N, spec.G, spec.om, spec.tie_tolerance, spec.strides(), reach_mask(spec.rules, KK), mv.sg, mv.gp, mv.go,
                       mv.op, mv.ost, mv.pf, mv.max_pts, int(kmax[m]), inputs.start, f.phi, f.offsets, f.pexc,
-                      A, c, roll, keep, ivl)
+                      V, roll, keep, ivl)
         K = int(kmax[m]) + 1
-        return A[0, 0].copy(), float(c[0, 0]), (roll[:K].copy(), keep[:K].copy()), ivl
+        return V[0, 0, :N].copy(), float(V[0, 0, N]), (roll[:K].copy(), keep[:K].copy()), ivl
 
     return turn
 

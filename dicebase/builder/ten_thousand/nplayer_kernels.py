@@ -1,5 +1,9 @@
 """Compiled kernels of the N-player 10,000 solve (:mod:`.nplayer`, which documents the equations).
 
+Every turn here (a seat's turn below the goal, affine in what a farkle leaves it; seat p1's final turn above
+and below the bar) is walked by the one definition of a turn's total,
+:func:`dicebase.rules.ten_thousand.turn.turn_row`, compiled; the lookups run the same function plain.
+
 A module of its own so that importing the solver does not import numba, and so that numba's
 on-disk cache finds the kernels again (module-level functions only).
 
@@ -120,8 +124,8 @@ def final_free_piece(r, combo, G, M, tol, scale, pf_min, pexc, sg, gp, go, place
             bank[i] = hold[i]
         bank[r] = 0.0
         skip = every if tail <= pf_min * scale else none  # forced: p1 holds (proven optimal)
-        turn_row(m2, m2, S, W, 0, V, bank, 0, fb, ff, 1, M + 1, tol, skip, True, sg, gp, go, place, pf,
-                 none_i, none_i, none_f, none_i, none_i, none_i, none_i, none_f, keep, 0, qs, 0)
+        turn_row(m2, m2, S, W, 0, -1, 0.0, V, bank, 0, fb, ff, 1, M + 1, tol, skip, True, sg, gp, go, place, pf,
+                 none_i, none_i, none_f, none_i, none_i, none_i, none_i, none_f, keep, 0, qs, 0, none_f)
         for c in range(S):
             at = (m2 * S + c) * W
             for i in range(r):
@@ -201,8 +205,8 @@ def final_phi_piece(r, piece, G, D, M, maxp, tol, pexc, sg, gp, go, place, pf, p
     none_f = np.zeros(0)
     none_i = np.zeros(0, dtype=np.int64)
     for d in range(hi_d + 1):
-        turn_row(-d, hi_d - d, S, W, 0, V, bust, 0, fb, ff, 1, 0, tol, none, True, sg, gp, go, place, pf,
-                 none_i, none_i, none_f, none_i, none_i, none_i, none_i, none_f, keep, 0, qs, 0)
+        turn_row(-d, hi_d - d, S, W, 0, -1, 0.0, V, bust, 0, fb, ff, 1, 0, tol, none, True, sg, gp, go, place, pf,
+                 none_i, none_i, none_f, none_i, none_i, none_i, none_i, none_f, keep, 0, qs, 0, none_f)
         if d >= lo_d:
             at = ((hi_d - d) * S) * W  # class 0
             ix = d
@@ -279,129 +283,55 @@ def bank_total(idx, m, N, G, stride, pexc, pf_min, beta, scale, tcap):
 
 
 @njit(cache=True)
-def turn_dp(m, beta, sm, N, kmax, maxp, om, tol, reach, sg, gp, go, op, ost, pf, H, A, c, roll, keep, ivl, buf, rv):
+def turn_dp(m, beta, sm, N, kmax, maxp, om, tol, unreach, sg, gp, go, place, pf, H, V, roll, keep, ivl):
     """Seat ``m``'s turn (score ``sm``) at the tuple of ``H`` when a farkle leaves it ``beta`` (its own
-    entry of the next seat's turn start): every state's value ``A[k, c, :] + c[k, c] * T_next`` under
-    its best response at ``beta`` (bank unless rolling beats it by more than ``tol``; keeps by
-    priority within ``tol``; bank forced beyond ``kmax`` and in the no-dice class).  ``ivl = [lo, hi]``:
-    the same decisions for every ``beta`` in ``(lo, hi]`` (conservative).  Decisions: ``roll[k, c]``,
-    ``keep[k, g]`` (option offset within group ``g``)."""
+    entry of the next seat's turn start), by :func:`turn_row` in its affine form: every state's value
+    ``V[k, c, :N] + V[k, c, N] * T_next`` under its best response at ``beta`` (bank unless rolling beats it by
+    more than ``tol``; keeps by priority within ``tol``; bank forced beyond ``kmax`` and in the no-dice class;
+    a state no turn reaches, ``unreach``, is not decided: its decisions would only narrow the interval).
+    ``ivl = [lo, hi]``: the same decisions for every ``beta`` in ``(lo, hi]`` (conservative).  Decisions:
+    ``roll[k, c]``, ``keep[k, g]`` (option offset within group ``g``).  ``H[m, k, :]``: banking ``k``, its
+    last entry 0."""
     S = sg.shape[0] - 1
-    lo = -np.inf
-    hi = np.inf
+    W = N + 1
+    flat = V.reshape(-1)
+    bank = H[m].reshape(-1)
+    fb = np.zeros(W)
+    ff = np.zeros(W)
+    ff[N] = 1.0
+    taken = np.empty(gp.shape[0], dtype=np.int64)
+    qs = np.empty(S)
+    none_f = np.zeros(0)
+    none_i = np.zeros(0, dtype=np.int64)
     for k in range(kmax + maxp, kmax, -1):
         for cc in range(S):
-            for i in range(N):
-                A[k, cc, i] = H[m, k, i]
-            c[k, cc] = 0.0
+            for i in range(W):
+                V[k, cc, i] = H[m, k, i]
+    ivl[0] = -np.inf
+    ivl[1] = np.inf
+    bank_from = 1 if sm > 0 or om <= 1 else om
     for k in range(kmax, -1, -1):
-        can_bank = k > 0 and (sm > 0 or k >= om)
+        turn_row(k, k, S, W, m, N, beta, flat, bank, k * W, fb, ff, bank_from, kmax, tol, unreach[k], True, sg, gp,
+                 go, place, pf, none_i, none_i, none_f, none_i, none_i, none_i, none_i, none_f, taken, 0, qs, 0, ivl)
         for cc in range(S):
-            if not reach[k, cc]:  # no turn gets here: its decisions would only narrow the interval
-                continue
-            if can_bank and sg[cc] == sg[cc + 1]:  # no dice to roll: the turn total is banked
-                for i in range(N):
-                    A[k, cc, i] = H[m, k, i]
-                c[k, cc] = 0.0
-                roll[k, cc] = False
-                continue
-            for i in range(N):
-                rv[i] = 0.0
-            rc = pf[cc]
-            for g in range(sg[cc], sg[cc + 1]):
-                base = go[g]
-                n = go[g + 1] - base
-                best = 0
-                bv = -np.inf
-                for q in range(n):
-                    o = base + q
-                    kk = k + op[o]
-                    s2 = ost[o]
-                    av = A[kk, s2, m]
-                    bw = c[kk, s2]
-                    buf[0, q] = av
-                    buf[1, q] = bw
-                    v = av + bw * beta
-                    if v > bv:
-                        bv = v
-                        best = q
-                ch = best  # the first option (priority order) within tol of the best
-                for q in range(best):
-                    if buf[0, q] + buf[1, q] * beta >= bv - tol:
-                        ch = q
-                        break
-                if n > 1:  # the betas that keep this choice (conservative)
-                    ac = buf[0, ch]
-                    bc = buf[1, ch]
-                    for q in range(n):
-                        if q == ch:
-                            continue
-                        if q < ch:
-                            db = buf[1, q] - buf[1, best]
-                            rhs = buf[0, best] - buf[0, q] - tol
-                        else:
-                            db = buf[1, q] - bc
-                            rhs = ac - buf[0, q] + tol
-                        if db > 0.0:
-                            x = rhs / db
-                            if x < hi:
-                                hi = x
-                        elif db < 0.0:
-                            x = rhs / db
-                            if x > lo:
-                                lo = x
-                    if ch != best:
-                        db = buf[1, best] - bc
-                        rhs = ac - buf[0, best] + tol
-                        if db > 0.0:
-                            x = rhs / db
-                            if x < hi:
-                                hi = x
-                        elif db < 0.0:
-                            x = rhs / db
-                            if x > lo:
-                                lo = x
-                keep[k, g] = ch
-                o = base + ch
-                kk = k + op[o]
-                s2 = ost[o]
-                for i in range(N):
-                    rv[i] += gp[g] * A[kk, s2, i]
-                rc += gp[g] * c[kk, s2]
-            rolls = True
-            if can_bank:
-                h = H[m, k, m]
-                rolls = rv[m] + rc * beta > h + tol
-                if rc > 0.0:
-                    x = (h + tol - rv[m]) / rc
-                    if rolls:
-                        if x > lo:
-                            lo = x
-                    elif x < hi:
-                        hi = x
-            roll[k, cc] = rolls
-            if rolls:
-                for i in range(N):
-                    A[k, cc, i] = rv[i]
-                c[k, cc] = rc
-            else:
-                for i in range(N):
-                    A[k, cc, i] = H[m, k, i]
-                c[k, cc] = 0.0
-    ivl[0] = lo
-    ivl[1] = hi
+            if not unreach[k, cc]:
+                roll[k, cc] = qs[cc] == 1.0
+                for g in range(sg[cc], sg[cc + 1]):
+                    keep[k, g] = taken[g] - go[g]
 
 
 @njit(cache=True)
-def solve_tuple(idx, N, G, om, tol, maxit, stride, reach, sg, gp, go, op, ost, pf, maxp, pexc, pf_min,
-                bound_scale, tcap, start, phi, phi_off, H, A, c, roll, keep, SA, Sc, T, beta, beta0,
-                ivl, hist, buf, rv, deltas, vec, out, kmax_out):
+def solve_tuple(idx, N, G, om, tol, maxit, stride, unreach, sg, gp, go, place, pf, maxp, pexc, pf_min,
+                bound_scale, tcap, start, phi, phi_off, H, V, roll, keep, SA, Sc, T, beta, beta0,
+                ivl, hist, deltas, vec, out, kmax_out):
     """Every seat's turn start of tuple ``idx``: policy iteration on the N-cycle of turn starts
     (the rolled-ones scheme: best responses at the current ``beta``, the exact cycle solve, stop
     when every new ``beta`` keeps its policy), inside a loop that chooses each seat's forced-bank
     total from a guess of ``beta`` and checks it against the solved one (retrying with a safer
     guess, as the two-player solver does).  Returns ``(status, evaluations, proven)``."""
     initial_beta(idx, N, G, stride, start, beta0)
+    A = V[:, :, :N]
+    c = V[:, :, N]
     evals = 0
     scale = bound_scale
     proven = True
@@ -417,8 +347,8 @@ def solve_tuple(idx, N, G, om, tol, maxit, stride, reach, sg, gp, go, op, ost, p
         for it in range(maxit):
             for m in range(N):
                 sm = (idx // stride[m]) % G
-                turn_dp(m, beta[m], sm, N, kmax_out[m], maxp, om, tol, reach, sg, gp, go, op, ost, pf, H, A, c,
-                        roll, keep, ivl[m], buf, rv)
+                turn_dp(m, beta[m], sm, N, kmax_out[m], maxp, om, tol, unreach, sg, gp, go, place, pf, H, V,
+                        roll, keep, ivl[m])
                 evals += 1
                 record_start(it, m, N, A, c, SA, Sc, hist)
             ended = end_round(it, N, hist, SA, Sc, T, ivl, beta)
@@ -460,11 +390,12 @@ def solve_tuples(tuples, N, G, om, tol, maxit, stride, reach, sg, gp, go, op, os
     n = tuples.shape[0]
     Gr = gp.shape[0]
     KK = tcap + maxp + 2
+    unreach = ~reach
+    place = places(op, ost, S, N + 1, np.empty(op.shape[0], dtype=np.int64))
     Wk = max(1, min(workers, n))
     for w in prange(Wk):
-        H = np.empty((N, KK, N))
-        A = np.empty((KK, S, N))
-        c = np.empty((KK, S))
+        H = np.zeros((N, KK, N + 1))
+        V = np.zeros((KK, S, N + 1))
         roll = np.zeros((KK, S), dtype=np.bool_)
         keep = np.zeros((KK, Gr), dtype=np.int8)
         SA = np.empty((N, N))
@@ -474,14 +405,12 @@ def solve_tuples(tuples, N, G, om, tol, maxit, stride, reach, sg, gp, go, op, os
         beta0 = np.empty(N)
         ivl = np.empty((N, 2))
         hist = np.empty((maxit, N, N + 1))
-        buf = np.empty((2, maxg))
-        rv = np.empty(N)
         deltas = np.empty(N, dtype=np.int64)
         vec = np.empty(N + 1)
         for t in range(w, n, Wk):
-            st, ev, pr = solve_tuple(tuples[t], N, G, om, tol, maxit, stride, reach, sg, gp, go, op, ost, pf, maxp,
-                                     pexc, pf_min, bound_scale, tcap, start, phi, phi_off, H, A, c, roll, keep,
-                                     SA, Sc, T, beta, beta0, ivl, hist, buf, rv, deltas, vec, out[t], kmax[t])
+            st, ev, pr = solve_tuple(tuples[t], N, G, om, tol, maxit, stride, unreach, sg, gp, go, place, pf, maxp,
+                                     pexc, pf_min, bound_scale, tcap, start, phi, phi_off, H, V, roll, keep,
+                                     SA, Sc, T, beta, beta0, ivl, hist, deltas, vec, out[t], kmax[t])
             status[t] = st
             evals[t] = ev
             proven[t] = pr
@@ -489,20 +418,16 @@ def solve_tuples(tuples, N, G, om, tol, maxit, stride, reach, sg, gp, go, op, os
 
 @njit(cache=True)
 def one_turn(idx, m, beta, N, G, om, tol, stride, reach, sg, gp, go, op, ost, pf, maxp, kmax, start, phi, phi_off,
-             pexc, A, c, roll, keep, ivl):
-    """One seat's best response at ``beta`` with a given ``kmax`` (the cycle resolution's tool)."""
+             pexc, V, roll, keep, ivl):
+    """One seat's best response at ``beta`` with a given ``kmax`` (the cycle resolution's tool): ``V`` as
+    :func:`turn_dp`'s."""
     S = sg.shape[0] - 1
-    KK = A.shape[0]
-    H = np.zeros((N, KK, N))
+    KK = V.shape[0]
+    H = np.zeros((N, KK, N + 1))
     deltas = np.empty(N, dtype=np.int64)
     vec = np.empty(N + 1)
     fill_hold(idx, m, N, G, kmax, maxp, stride, start, phi, phi_off, pexc, H, deltas, vec)
-    maxg = 0
-    for g in range(go.shape[0] - 1):
-        if go[g + 1] - go[g] > maxg:
-            maxg = go[g + 1] - go[g]
-    buf = np.empty((2, maxg))
-    rv = np.empty(N)
+    place = places(op, ost, S, N + 1, np.empty(op.shape[0], dtype=np.int64))
     sm = (idx // stride[m]) % G
-    turn_dp(m, beta, sm, N, kmax, maxp, om, tol, reach, sg, gp, go, op, ost, pf, H, A, c, roll, keep, ivl, buf, rv)
+    turn_dp(m, beta, sm, N, kmax, maxp, om, tol, ~reach, sg, gp, go, place, pf, H, V, roll, keep, ivl)
     return S

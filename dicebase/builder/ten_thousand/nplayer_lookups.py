@@ -13,6 +13,8 @@ from .nplayer_final import Finals, final_start
 from .nplayer_kernels import places, turn_row
 from .nplayer_spec import Spec, moves
 
+NONE = np.zeros(0)  # turn_row's interval, used by the solve only
+
 
 def _walk(spec: Spec, W: int, dec: int, rows: int, hold: np.ndarray, bust, bank_from: int, kmax: int, totals,
           skip_row, mixes=None, roll_values: bool = False) -> dict:
@@ -35,8 +37,8 @@ def _walk(spec: Spec, W: int, dec: int, rows: int, hold: np.ndarray, bust, bank_
                 for i, x in enumerate(mixes or ([],) * 8))
     for k in totals:
         skip = np.ones(S, dtype=np.bool_) if skip_row(k) else none
-        args = (S, W, dec, flat, bank, k * W, fb, np.zeros(W))
-        tail = (spec.tie_tolerance, skip, True, mv.sg, mv.gp, mv.go, place, mv.pf, *mix, keep, k * Gr, qs, k * S)
+        args = (S, W, dec, -1, 0.0, flat, bank, k * W, fb, np.zeros(W))
+        tail = (spec.tie_tolerance, skip, True, mv.sg, mv.gp, mv.go, place, mv.pf, *mix, keep, k * Gr, qs, k * S, NONE)
         if roll_values:  # first as if banking were not allowed: every class's value of rolling
             turn_row(k, k, *args, rows + 1, kmax, *tail)
             p_roll[k] = V[k]

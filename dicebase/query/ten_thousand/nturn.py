@@ -89,9 +89,9 @@ class Turn:
             return
         lay = self.lay
         h = self.terminal(k) if k >= self.bank_from else None
-        turn_row(k, k, S, 1, 0, self.F, (0.0 if h is None else h[self.mover],), 0, (self.bust[self.mover],),
+        turn_row(k, k, S, 1, 0, -1, 0.0, self.F, (0.0 if h is None else h[self.mover],), 0, (self.bust[self.mover],),
                  (0.0,), self.bank_from, self.kmax, self.tol, skip, write, lay.sg, lay.gp, lay.go, lay.place, lay.pf,
-                 *self._mixes.get(k, NO_MIX), self.KEEP, k * len(lay.gp), self.Q, k * S)
+                 *self._mixes.get(k, NO_MIX), self.KEEP, k * len(lay.gp), self.Q, k * S, ())
 
     def _sel(self, i: int):
         """The keeps taken in each roll group at state ``i``, as places in the window (a stored mixture: both and
@@ -112,43 +112,6 @@ class Turn:
             else:
                 _g, first, second, p_first = (seq[-1 - o] for seq in self._mixes[k][4:])
                 out.append((place[lay.go[g] + first], place[lay.go[g] + second], p_first))
-        return out
-
-    def banks_below(self, k: int):  # pragma: no cover - each kind of turn says
-        """The mover's bank value at ``k`` where a roll value below it (by the tolerance) means banking, per
-        class (None: the decision is not made by comparing the two there)."""
-        raise NotImplementedError
-
-    def _total(self, k: int, skip, write: bool) -> None:
-        """:func:`turn_row` at total ``k`` (``write``: its values and decisions; else only the keeps of the classes
-        not skipped)."""
-        S = self.S
-        if write and all(skip):  # every class banks (high totals)
-            self.F[k * S:(k + 1) * S] = [self.terminal(k)[self.mover]] * S
-            self.Q[k * S:(k + 1) * S] = [0.0] * S
-            return
-        lay = self.lay
-        h = self.terminal(k) if k >= self.bank_from else None
-        turn_row(k, k, S, 1, 0, self.F, (0.0 if h is None else h[self.mover],), 0, (self.bust[self.mover],),
-                 (0.0,), self.bank_from, self.kmax, self.tol, skip, write, lay.sg, lay.gp, lay.go, lay.place, lay.pf,
-                 *self._mixes.get(k, NO_MIX), self.KEEP, k * len(lay.gp), self.Q, k * S)
-
-    def _sel(self, i: int):
-        """The keeps taken in each roll group at state ``i``, as places in the window (a stored mixture: both and
-        the first's chance); None where not computed (decided by the bound)."""
-        lay = self.lay
-        k, c = divmod(i, self.S)
-        at = k * len(lay.gp)
-        out = []
-        for g in range(lay.sg[c], lay.sg[c + 1]):
-            o = self.KEEP[at + g]
-            if o is None:
-                return None
-            if o >= 0:
-                out.append(lay.place[o])
-            else:
-                _g, first, second, p_first = (seq[-1 - o] for seq in self._mixes[k][4:])
-                out.append((lay.place[lay.go[g] + first], lay.place[lay.go[g] + second], p_first))
         return out
 
     def row(self, k: int) -> None:

@@ -36,23 +36,33 @@ def places(op, ost, S, W, out):
     return out
 
 
-def turn_row(k, r, S, W, dec, V, bank, bat, fb, ff, bank_from, kmax, tol, skip, write, sg, gp, go, place, pf,
-             rm_k, rm_c, rm_q, km_k, km_g, km_a, km_z, km_q, keep, kat, qs, qat):
+def turn_row(k, r, S, W, dec, cb, beta, V, bank, bat, fb, ff, bank_from, kmax, tol, skip, write, sg, gp, go, place,
+             pf, rm_k, rm_c, rm_q, km_k, km_g, km_a, km_z, km_q, keep, kat, qs, qat, ivl):
     """Total ``k`` (row ``r`` of ``V``; the rows above it known): every class's values into ``V`` (with
     ``write``), the mover's roll probability into ``qs[qat + c]`` and the keep taken in every roll group ``g``
     into ``keep[kat + g]`` (a global keep index, or ``-1 - x`` for the stored mixture ``x``).  ``place[o]``:
     where keep ``o`` leads, ``(op[o] * S + ost[o]) * W`` from the total's first entry.  ``bank[bat + j]``: entry
-    ``j`` of banking ``k``.  A class with ``skip[c]`` banks without its roll groups (the caller proved it banks).
-    Stored mixed decisions: rolls ``(rm_k, rm_c, rm_q)`` (total, class, roll probability), keeps ``(km_k, km_g,
-    km_a, km_z, km_q)`` (total, global group, first and second keep within the group, probability of the first).
+    ``j`` of banking ``k``.  A class with ``skip[c]`` banks without its roll groups (the caller proved it banks,
+    or no turn reaches it).  Stored mixed decisions: rolls ``(rm_k, rm_c, rm_q)`` (total, class, roll
+    probability), keeps ``(km_k, km_g, km_a, km_z, km_q)`` (total, global group, first and second keep within the
+    group, probability of the first).
 
-    The mover's entry is summed first, with the decisions; every other entry then by the same keeps, each its own
-    sum in group order (the same bits as summing all entries side by side)."""
+    The solver's affine turn (``cb >= 0``): the mover's value is ``V[dec] + V[cb] * beta``, ``beta`` what a farkle
+    leaves it, entry ``cb`` the chance to reach that farkle; every decision by that value, and ``ivl = [lo, hi]``
+    narrowed to the betas that keep every decision (conservative).  With ``cb < 0`` the mover's value is
+    ``V[dec]`` and ``ivl`` is not used.
+
+    The mover's entries are summed first, with the decisions; every other entry then by the same keeps, each its
+    own sum in group order (the same bits as summing all entries side by side)."""
     can_bank = k >= bank_from
     nrm = len(rm_k)
     nkm = len(km_k)
     row = r * S * W
     own = row + dec
+    affine = cb >= 0
+    cof = row + cb
+    lo = ivl[0] if affine else 0.0
+    hi = ivl[1] if affine else 0.0
     for c in range(S):
         at = row + c * W
         if skip[c]:
@@ -62,6 +72,7 @@ def turn_row(k, r, S, W, dec, V, bank, bat, fb, ff, bank_from, kmax, tol, skip, 
                     V[at + j] = bank[bat + j]
             continue
         a = pf[c] * ff[dec]
+        b = pf[c] * ff[cb] if affine else 0.0
         g0 = sg[c]
         g1 = sg[c + 1]
         for g in range(g0, g1):
@@ -72,25 +83,64 @@ def turn_row(k, r, S, W, dec, V, bank, bat, fb, ff, bank_from, kmax, tol, skip, 
                         mixed = x
             if mixed >= 0:
                 q = km_q[mixed]
-                a += gp[g] * (q * V[own + place[go[g] + km_a[mixed]]] + (1.0 - q) * V[own + place[go[g] + km_z[mixed]]])
+                pa = place[go[g] + km_a[mixed]]
+                pz = place[go[g] + km_z[mixed]]
+                a += gp[g] * (q * V[own + pa] + (1.0 - q) * V[own + pz])
+                if affine:
+                    b += gp[g] * (q * V[cof + pa] + (1.0 - q) * V[cof + pz])
                 keep[kat + g] = -1 - mixed
                 continue
             o = go[g]
             end = go[g + 1]
             v = V[own + place[o]]
             if end - o > 1:  # the first keep within tol of the best, for the mover
-                best = v
+                best = v + V[cof + place[o]] * beta if affine else v
+                ob = o
                 for oo in range(o + 1, end):
-                    y = V[own + place[oo]]
+                    y = V[own + place[oo]] + V[cof + place[oo]] * beta if affine else V[own + place[oo]]
                     if y > best:
                         best = y
+                        ob = oo
                 floor = best - tol
-                while v < floor:
+                y = v + V[cof + place[o]] * beta if affine else v
+                while y < floor:
                     o += 1
                     v = V[own + place[o]]
+                    y = v + V[cof + place[o]] * beta if affine else v
+                if affine:  # the betas that keep this choice
+                    ac = v
+                    bc = V[cof + place[o]]
+                    ab = V[own + place[ob]]
+                    bb = V[cof + place[ob]]
+                    for oq in range(go[g], end + 1):
+                        if oq == o:
+                            continue
+                        if oq == end:  # last: the chosen keep against the best
+                            if o == ob:
+                                continue
+                            db = bb - bc
+                            rhs = ac - ab + tol
+                        elif oq < o:
+                            db = V[cof + place[oq]] - bb
+                            rhs = ab - V[own + place[oq]] - tol
+                        else:
+                            db = V[cof + place[oq]] - bc
+                            rhs = ac - V[own + place[oq]] + tol
+                        if db > 0.0:
+                            y = rhs / db
+                            if y < hi:
+                                hi = y
+                        elif db < 0.0:
+                            y = rhs / db
+                            if y > lo:
+                                lo = y
             keep[kat + g] = o
             a += gp[g] * v
+            if affine:
+                b += gp[g] * V[cof + place[o]]
         a = a + pf[c] * fb[dec]
+        if affine:
+            b = b + pf[c] * fb[cb]
         if not write:
             continue
         if not can_bank:
@@ -104,7 +154,18 @@ def turn_row(k, r, S, W, dec, V, bank, bat, fb, ff, bank_from, kmax, tol, skip, 
                     if rm_k[x] == k and rm_c[x] == c:
                         q = rm_q[x]
             if q < 0.0:
-                q = 1.0 if a > bank[bat + dec] + tol else 0.0
+                h = bank[bat + dec]
+                if affine:
+                    q = 1.0 if a + b * beta > h + tol else 0.0
+                    if b > 0.0:
+                        y = (h + tol - a) / b
+                        if q == 1.0:
+                            if y > lo:
+                                lo = y
+                        elif y < hi:
+                            hi = y
+                else:
+                    q = 1.0 if a > h + tol else 0.0
         qs[qat + c] = q
         for j in range(W):
             if q == 0.0:
@@ -112,6 +173,8 @@ def turn_row(k, r, S, W, dec, V, bank, bat, fb, ff, bank_from, kmax, tol, skip, 
                 continue
             if j == dec:
                 e = a
+            elif j == cb:
+                e = b
             else:
                 e = pf[c] * ff[j]
                 for g in range(g0, g1):
@@ -125,3 +188,6 @@ def turn_row(k, r, S, W, dec, V, bank, bat, fb, ff, bank_from, kmax, tol, skip, 
                         e += gp[g] * V[row + j + place[o]]
                 e = e + pf[c] * fb[j]
             V[at + j] = e if q == 1.0 else q * e + (1.0 - q) * bank[bat + j]
+    if affine:
+        ivl[0] = lo
+        ivl[1] = hi
