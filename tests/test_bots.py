@@ -353,3 +353,12 @@ def test_bad_input_is_one_line_exit_2(built_db, run_cli, args, words):
     code, out, err = run_cli([*args, "--db", db])
     assert code == 2, (out, err)
     assert len(err.strip().splitlines()) == 1 and words in err, err
+
+
+@pytest.mark.parametrize("variant", [["x"], 3, b"classic"])
+def test_a_variant_that_is_not_a_name_is_bad_input(threes_db, variant):
+    """Found by Pig's junk sweep (issue 31): a list as the rule set raised TypeError (an unhashable cache key)."""
+    from dicebase.errors import BadInput
+
+    with pytest.raises(BadInput, match="variant must be a rule set's name"):
+        bots.tournament(threes_db, "threes", ["random", "win"], variant=variant)

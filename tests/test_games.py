@@ -40,7 +40,7 @@ def test_each_game_module_implements_its_layer(name):
     assert isinstance(games.load(name, "cli").group, click.Group)
     assert games.load(name, "cli").group.name == games.game(name).cli_name
     assert isinstance(games.load(name, "schema").VIEWS, (list, tuple))
-    if games.game(name).pages:  # a game may have no page yet (Pig, issue 31)
+    if games.game(name).pages:  # a game may have no page
         assert callable(games.load(name, "pages"))
     if games.game(name).bots:
         from dicebase.bots import GameBots

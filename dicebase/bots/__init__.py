@@ -169,6 +169,8 @@ _ENGINES: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
 def _engine(db, game: str, variant: str | None, players: int = 2) -> BotEngine:
+    if variant is not None and not isinstance(variant, str):
+        raise BadInput(f"variant must be a rule set's name, got {variant!r}")
     held = _ENGINES.setdefault(db, {})
     key = (game, variant, players if games.game(game).n_players else 0)  # one engine for every round size
     if key not in held:
