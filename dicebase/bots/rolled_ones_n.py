@@ -162,7 +162,8 @@ class RolledOnesN:
         [leader, j, .., N-1].  ``optimal[i]``: seat j + i (j + i < N - 1) plays the stored final turns
         (optimal), else it rolls until above the bar and holds (seed 002's policies); the last seat
         holds as soon as it is above the bar.  Every final turn below the bar must roll: the first
-        passage above it (``passage``); above it ``above_bar``."""
+        passage above it (``passage``); above it ``above_bar``; the two meet as in the solver
+        (:func:`dicebase.numeric.rolled_ones_turn.final_starts`)."""
         cache = self.__dict__.setdefault("_phi", {})
         key = (j, optimal)
         if key not in cache:
@@ -173,22 +174,13 @@ class RolledOnesN:
                 p = self.pex(X[None, :] - np.arange(G)[:, None])
                 cache[key] = np.stack([1 - p, p], axis=-1)
             else:
+                from dicebase.numeric.rolled_ones_turn import final_starts
+
                 nxt = self.phi_table(j + 1, optimal[1:])  # [R, nb, N - j]: roles [leader, j + 1, ..]
                 A, c = self.above_bar(j, optimal, nxt)
-                R = nxt.shape[0]
-                fp = self.passage
-                x = np.arange(nb)
-                out = np.empty((G, R, nb, N - j + 1))
-                for sj in range(G):
-                    Q = fp[np.minimum(X - sj, len(fp) - 1), 0]  # [x, r - 1, o']: first above the bar at X + r
-                    AX = np.stack([A[:, x + r] for r in range(1, D + 1)], axis=2)  # [R, x, r - 1, o', roles]
-                    cX = np.stack([c[:, x + r] for r in range(1, D + 1)], axis=2)
-                    held = np.einsum("xro,Rxrok->Rxk", Q, AX)
-                    cb = (1.0 - Q.sum(axis=(1, 2)))[None, :] + np.einsum("xro,Rxro->Rx", Q, cX)
-                    out[sj, ..., 0] = cb * nxt[..., 0]  # a bust: the old leader keeps the bar, j gets 0
-                    out[sj, ..., 1] = held[..., 0]
-                    out[sj, ..., 2:] = held[..., 1:] + cb[..., None] * nxt[..., 1:]
-                cache[key] = out.reshape(G * R, nb, N - j + 1)
+                out = np.empty((G, nxt.shape[0], nb, N - j + 1))
+                final_starts(D, self.L, np.ascontiguousarray(self.passage[:, 0]), A, c, nxt, out)
+                cache[key] = out.reshape(G * nxt.shape[0], nb, N - j + 1)
         return cache[key]
 
     def above_bar(self, j: int, optimal: tuple[bool, ...], nxt: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -47,3 +47,21 @@ def mover_decisions(m, bust, hold, mixq, tol, p_end, out_p, out_g, out_o, out_n)
         play_turn(m, m, m + 1, K1 - 1, KD - K1, L, 0, tol, p_end, out_p, out_g, out_o, out_n, H, B, mixq[r], value,
                   proll, q[r], pr)
     return q
+
+
+@njit(cache=True)
+def final_starts(D, L, Q0, A, c, nxt, out):
+    """``out[s_j, R, x, :]`` = ``Phi_j(G + x; s_j, R)`` (:func:`final_start`) for every score ``s_j < G`` of seat
+    ``j``, every index ``R`` of the later seats' scores and every bar ``G + x``: seat ``j``'s final turn
+    from its free region above the bar ``A[R, t - G, o, :] + c[R, t - G, o] * Phi_{j+1}`` and the next
+    seat's ``nxt[R, x, :]`` (the bots' final round, whatever each seat plays there).  A bar more than
+    ``len(Q0) - 1`` above ``s_j`` reads the last row of ``Q0`` (a chance below 1e-16)."""
+    G, R, nb, nr = out.shape
+    top = Q0.shape[0] - 1
+    W = np.empty(nr - 1)
+    for sj in range(G):
+        for r in range(R):
+            for x in range(nb):
+                final_start(nr - 1, D, L, min(G + x - sj, top), x, Q0, A[r], c[r], False, nxt[r, x], 0,
+                            out[sj, r, x], 0, W)
+    return out
