@@ -181,3 +181,22 @@ def test_the_policy_evaluation_of_the_equilibrium_is_the_equilibrium(goal, N):
     for seat in range(N):
         assert got[1 + seat, 0, 0, seat] <= sol.start[0, 0, seat] + 1e-12
         assert np.allclose(got[1 + seat].sum(axis=2), 1.0, atol=1e-12)
+
+
+def test_mixed_equilibria_randomise_at_one_turn_total_and_give_their_values_back():
+    """Three players at goal 70 (the smallest goal where it happens): the shared search finds some mixed
+    equilibria as a lottery between two policies that differ at several turn totals, which per-total roll
+    probabilities do not reproduce; Pig re-solves them so each randomising seat randomises at one turn total.
+    Then playing the stored strategies (the roll probabilities at their totals, as the lookups and the policy
+    evaluation play them) gives every stored turn start back."""
+    import numpy as np
+
+    from dicebase.builder.pig import solver
+
+    sol = solver.solve(rules.Rules(goal=70), 3)
+    assert sol.stats["mixed_tuples"] > 0 and sol.stats["one_decision_tuples"] > 0
+    assert sol.stats["several_decision_tuples"] == 0
+    assert all(len(states) == 1 for rec in sol.mixed for _m, states, _q in rec["randomising"])
+    assert max(rec["residual"] for rec in sol.mixed) <= 1e-12
+    again = solver.evaluate_policies(sol, [(-1, pig_turn.HOLD_AT, 0)])[0]
+    assert np.max(np.abs(again - sol.start)) < 1e-12

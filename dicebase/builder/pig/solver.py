@@ -125,10 +125,87 @@ def _randomising(m: int, d0: np.ndarray, d1: np.ndarray, q: float) -> tuple:
 
 
 def resolve(inputs: LevelInputs, idx: int, all_equilibria: bool = False):
-    """An equilibrium of a tuple whose policy iteration cycled: the shared search with Pig's turn."""
-    return resolve_cycle(seat_turn(inputs, idx), inputs.start, idx, inputs.rules.goal, inputs.strides,
-                         max_iterations=inputs.max_iterations, selection="mixed", describe_mixing=_randomising,
-                         all_equilibria=all_equilibria)
+    """An equilibrium of a tuple whose policy iteration cycled: the shared search with Pig's turn, then
+    :func:`one_decision` where a randomising seat's two policies differ at more than one turn total."""
+    found = resolve_cycle(seat_turn(inputs, idx), inputs.start, idx, inputs.rules.goal, inputs.strides,
+                          max_iterations=inputs.max_iterations, selection="mixed", describe_mixing=_randomising,
+                          all_equilibria=all_equilibria)
+    if all_equilibria:
+        return found
+    record, values = found
+    if any(len(states) > 1 for _m, states, _q in record["randomising"]):
+        again = one_decision(inputs, idx, record, values)
+        if again is not None:
+            again[0]["one_decision"] = True  # re-solved: the shared search's lottery differed at several totals
+            return again
+    return found
+
+
+def one_decision(inputs: LevelInputs, idx: int, record: dict, values: np.ndarray):
+    """A mixed equilibrium in which each randomising seat randomises at one turn total only, or None.
+
+    The shared search mixes two whole policies (a lottery at the turn's start); where they differ at more
+    than one turn total, rolling with one probability at each of them is another strategy (a later total
+    can be reached with or without passing an earlier one), so the stored roll probabilities would not
+    give the stored values back.  Pig stores behaviour at each turn total, so here: each randomising seat's
+    pure policies over the turn totals where the two differ (every combination of roll and hold there, the
+    rest as its best response at the found equilibrium), and :func:`~dicebase.builder.equilibrium.
+    mixed_candidate` over the pairs of them that differ at one turn total; the first equilibrium found (seat
+    order, then turn totals), checked as the shared search checks one (every seat within
+    ``EQUILIBRIUM_TOLERANCE`` of its best response)."""
+    import itertools
+
+    from dicebase.builder.equilibrium import cycle_record, cycle_values, mixed_candidate
+
+    r, N, G = inputs.rules, inputs.players, inputs.rules.goal
+    turn = seat_turn(inputs, idx)
+    beta = [values[(m + 1) % N, m] for m in range(N)]
+    policies: list[list] = [[] for _ in range(N)]
+
+    def fixed(m: int, dec: np.ndarray) -> int:
+        """The index of seat ``m``'s pure policy ``dec`` (its turn evaluated with every decision fixed)."""
+        for i, (_A, _c, d) in enumerate(policies[m]):
+            if np.array_equal(d, dec):
+                return i
+        A0, c0, _dec, _ivl = seat_turn(inputs, idx, mix={m: dec})(m, 0.0)
+        policies[m].append((A0, c0, dec.copy()))
+        return len(policies[m]) - 1
+
+    mixing = {m: states for m, states, _q in record["randomising"]}
+    pairs, rest = {}, [None] * N
+    for m in range(N):
+        base = turn(m, beta[m])[2].copy()  # the best response at the equilibrium (ties hold)
+        if m not in mixing:
+            rest[m] = fixed(m, base)
+            continue
+        options = []
+        for combo in itertools.product((0.0, 1.0), repeat=len(mixing[m])):
+            dec = base.copy()
+            dec[mixing[m]] = combo
+            options.append(fixed(m, dec))
+        pairs[m] = [(i, j) for i, j in itertools.combinations(options, 2)
+                    if np.count_nonzero(policies[m][i][2] != policies[m][j][2]) == 1]
+    S = tuple(sorted(pairs))
+
+    def best_value(m, b):
+        A, c, _, _ = turn(m, b)
+        return A[m] + c * b
+
+    def check(SA, Sc):
+        T = cycle_values(N, SA, Sc)
+        b = np.array([T[(m + 1) % N, m] for m in range(N)])
+        worst = max(best_value(m, b[m]) - (SA[m, m] + Sc[m] * b[m]) for m in range(N))
+        return T, b, worst
+
+    for pair_combo in itertools.product(*(pairs[m] for m in S)):
+        got = mixed_candidate(N, policies, S, pair_combo, rest, check)
+        if got is None:
+            continue
+        T, qs, worst = got
+        randomising = [_randomising(m, policies[m][i0][2], policies[m][i1][2], q)
+                       for m, (i0, i1), q in zip(S, pair_combo, qs)]
+        return cycle_record(idx, record["scores"], "mixed", randomising, worst, record["cycle_length"]), T
+    return None
 
 
 @dataclass
@@ -188,6 +265,8 @@ def solve(rules: Rules, players: int, *, tie_tolerance: float = TIE_TOLERANCE, c
         "equilibrium_tolerance": EQUILIBRIUM_TOLERANCE, "max_iterations": inputs.max_iterations,
         "turn_evaluations": evaluations, "cycle_tuples": len(mixed),
         "mixed_tuples": sum(1 for rec in mixed if rec["kind"] == "mixed"),
+        "one_decision_tuples": sum(1 for rec in mixed if rec.get("one_decision")),
+        "several_decision_tuples": sum(1 for rec in mixed if any(len(st) > 1 for _m, st, _q in rec["randomising"])),
         "max_indifference_residual": max((rec["residual"] for rec in mixed), default=0.0),
         "seconds": round(time.perf_counter() - t0, 3), "bytes_start": int(start.nbytes),
         "levels": {k: loop[k] for k in ("runner", "levels_solved", "levels_resumed")},
