@@ -51,8 +51,9 @@ def build(ctx, options: dict) -> None:
                 "tie_tolerance": sol.stats["tie_tolerance"],
                 "equilibrium_tolerance": sol.stats["equilibrium_tolerance"],
                 "cycle_tuples": sol.stats["cycle_tuples"], "mixed_tuples": sol.stats["mixed_tuples"],
+                "one_decision_tuples": sol.stats["one_decision_tuples"],
                 "max_indifference_residual": sol.stats["max_indifference_residual"],
-                "cycles": [{"scores": rec["scores"], "kind": rec["kind"],
+                "cycles": [{"scores": rec["scores"], "kind": rec["kind"], "one_decision": rec.get("one_decision", False),
                             "randomising": [{"seat": m + 1, "turn_totals": states, "p_roll": q}
                                             for m, states, q in rec["randomising"]]} for rec in sol.mixed],
                 "p_win_seats": [float(x) for x in sol.start_at((0,) * N)[0]],
