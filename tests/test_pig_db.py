@@ -173,33 +173,40 @@ def test_every_public_method_takes_junk_as_a_dicebase_error(paths, kind):
 
 
 # --------------------------------------------------------------------------- policy cycles (three players)
-#: Pig's die at goal 50, three players only: three score tuples where best responses cycle, each with a pure
-#: equilibrium found by the search ((0, 7, 7) and its rotations); the smallest goal with any (none below 50).
-CYCLES = {"pig": {"variants": [], "house_rules": {"pig50": {"goal": 50, "faces": 6, "bust_face": 1,
+#: Pig's die at goal 70, three players only: 56 score tuples where best responses cycle, 18 of them with a mixed
+#: equilibrium (none below goal 50; goal 50 has 3, all pure: (0, 7, 7) and its rotations; goal 65 the first mixed).
+CYCLES = {"pig": {"variants": [], "house_rules": {"pig70": {"goal": 70, "faces": 6, "bust_face": 1,
                                                             "scores": [0, 2, 3, 4, 5, 6]}},
                   "players": [3], "policy_players": []}}
 
 
-def test_a_cycle_tuple_is_recorded_and_said_so(built_db, run_cli):
-    """../shared/N-PLAYERS.md: the tuples where best responses cycle are recorded (pig_cycle_tuples, the build
-    metadata) and a lookup there says so; the stored profile is an equilibrium (no seat gains by deviating)."""
+def test_cycle_tuples_are_recorded_said_so_and_their_mixing_gives_the_stored_values(built_db, run_cli):
+    """../shared/N-PLAYERS.md: the tuples where best responses cycle are recorded (pig_cycle_tuples, pig_mixing,
+    the build metadata) and a lookup there says so.  Each randomising seat rolls with the stored probability at
+    one turn total, where it is indifferent; the lookups, playing that mixing, give the stored turn start back."""
     path = built_db(("pig",), "duckdb", CYCLES)
     with dicebase.open(path) as db:
-        rows = db.fetchall("SELECT score1, score2, score3, kind, residual FROM pig_cycle_tuples ORDER BY 1, 2, 3")
-        assert [r[:4] for r in rows] == [(0, 7, 7, "pure"), (7, 0, 7, "pure"), (7, 7, 0, "pure")]
-        assert all(r[4] <= 1e-12 for r in rows)
-        notes = json.loads(db.fetchone("SELECT notes_json FROM build_games WHERE game = 'pig'")[0])
-        assert [c["scores"] for c in notes["pig50.players3"]["cycles"]] == [[0, 7, 7], [7, 0, 7], [7, 7, 0]]
-        for seat in (1, 2, 3):
-            got = db.pig.best([0, 7, 7], seat, 0, variant="pig50")
-            assert got.cycle is not None and got.as_dict()["cycle_tuple"] is True
-            assert got.cycle["kind"] == "pure" and "cycle" in got.cycle["note"]
-            # every turn total of the seat's turn: the stored action is at least as good as the other one
-            for k in sorted(rules.reachable(rules.Rules(goal=50), 49 - got.scores[seat - 1])):
-                here = db.pig.best([0, 7, 7], seat, k, variant="pig50")
-                assert here.actions[0].p_win >= here.actions[-1].p_win - 1e-12
-    doc = _json(run_cli, "best", "--scores", "0,7,7", "--player", "2", "--db", str(path))
-    assert doc["cycle_tuple"] is True and doc["cycle"]["kind"] == "pure"
+        assert db.fetchall("SELECT cycle_tuples, mixed_tuples FROM pig_players") == [(56, 18)]
+        kinds = dict(db.fetchall("SELECT kind, count(*) FROM pig_cycle_tuples GROUP BY kind"))
+        assert kinds == {"pure": 38, "mixed": 18}
+        assert db.fetchone("SELECT max(residual) FROM pig_cycle_tuples")[0] <= 1e-12
+        notes = json.loads(db.fetchone("SELECT notes_json FROM build_games WHERE game = 'pig'")[0])["pig70.players3"]
+        assert len(notes["cycles"]) == 56 and notes["mixed_tuples"] == 18
+        mixing = db.fetchall("SELECT score1, score2, score3, seat, k, p_roll FROM pig_mixing")
+        assert len({row[:4] for row in mixing}) == len(mixing)  # one turn total per randomising seat
+        for s1, s2, s3, seat, k, q in mixing:
+            start = db.pig.best([s1, s2, s3], seat, 0)
+            stored = db.fetchone("SELECT p_win1, p_win2, p_win3 FROM pig_turn_starts WHERE players = 3 AND seat = ? "
+                                 "AND score1 = ? AND score2 = ? AND score3 = ?", (seat, s1, s2, s3))
+            assert max(abs(a - b) for a, b in zip(start.p_wins, stored)) < 1e-12
+            assert start.cycle["kind"] == "mixed" and "cycle" in start.cycle["note"]
+            there = db.pig.best([s1, s2, s3], seat, k)
+            assert there.best == "mixed" and there.roll_probability == q and 0 < q < 1
+            values = {a.action: a.p_win for a in there.actions}
+            assert abs(values["roll"] - values["hold"]) < 1e-12  # indifferent where it randomises
+    s1, s2, s3, seat, _k, _q = mixing[0]
+    doc = _json(run_cli, "best", "--scores", f"{s1},{s2},{s3}", "--player", str(seat), "--db", str(path))
+    assert doc["cycle_tuple"] is True and doc["cycle"]["kind"] == "mixed" and doc["cycle"]["randomising"]
 
 
 def test_the_http_api_is_the_cli(paths, run_cli):
