@@ -138,6 +138,22 @@ def test_rolled_ones_n_players_and_a_game_not_in_the_file(built_db, tmp_path):
     assert sh("dicebase rolled-ones seats --players 3 --db r.duckdb", tmp_path).returncode == 0
 
 
+def test_pig_two_house_rule_sets_in_one_file_the_second_is_named(tmp_path):
+    """Found in issue 31's review: with two house rule sets built, the remedy for the second's missing
+    3 players wrote the first's rules file; it names the one asked for now, and following it adds them."""
+    from dicebase.rules import files, pig
+
+    for goal in (5, 6):
+        (tmp_path / f"g{goal}.toml").write_text(files.dump("pig", f"g{goal}", {**pig.to_file(pig.PIG), "goal": goal},
+                                                           f"Pig to {goal}"))
+    built = sh("dicebase build pig --db p.duckdb --rules g5.toml --rules g6.toml -o pig.variants=[] --quiet", tmp_path)
+    assert built.returncode == 0, built.stderr
+    line = provoke_run_and_ask_again(tmp_path, "dicebase pig seats --players 3 --rules g6 --db p.duckdb",
+                                     r"3 players are not built for g6 .*; rebuild with")
+    assert "--variant g6" in remedy_of(line) and "g5" not in remedy_of(line), line
+    assert sh("dicebase pig seats --players 2 --rules g5 --db p.duckdb", tmp_path).returncode == 0
+
+
 @pytest.mark.parametrize("game", ["rolled-ones", "ten-thousand"])
 def test_more_players_than_any_build_stores_names_no_command(small_10k, built_db, tmp_path, game):
     """Item 7: five players (you and four bots) used to suggest players=[2,3,5], which the build refuses."""

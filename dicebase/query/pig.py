@@ -159,16 +159,17 @@ class Queries:
             counts = sorted({n for name, n in self.built if name == v.name} | {players})
             have = ", ".join(str(n) for name, n in sorted(self.built) if name == v.name) or "none"
             raise NotInDatabase(f"{players} players are not built for {v.name} (built: {have}); "
-                                f"{self.how_to_add(it='them', lead='rebuild with', players=counts)}")
+                                f"{self.how_to_add(rule_set=v.name, it='them', lead='rebuild with', players=counts)}")
         return got
 
     def rebuild_command(self) -> str:
         """The command that rebuilds Pig into this file (the user's ``--db``) as it was built."""
         return rebuild_command(self.db, GAME, DEFAULT_OPTIONS)
 
-    def how_to_add(self, *, it: str = "it", lead: str = "", **changes) -> str:
-        """"add it with: COMMAND" for what a build with ``changes`` adds (:func:`dicebase.query.base.how_to_add`)."""
-        return how_to_add(self.db, GAME, DEFAULT_OPTIONS, it=it, lead=lead, **changes)
+    def how_to_add(self, *, rule_set: str | None = None, it: str = "it", lead: str = "", **changes) -> str:
+        """"add it with: COMMAND" for what a build with ``changes`` adds (:func:`dicebase.query.base.how_to_add`);
+        ``rule_set``: the house rule set it is for, whose rules file the command names."""
+        return how_to_add(self.db, GAME, DEFAULT_OPTIONS, rule_set=rule_set, it=it, lead=lead, **changes)
 
     # -- reads -------------------------------------------------------------------------------
     def _found(self, b: Block) -> Found | None:
