@@ -160,7 +160,7 @@ def solve_tuples(inputs: LevelInputs, tuples: np.ndarray, workers: int | None = 
     if n:
         kern.solve_tuples(reps, N, spec.G, spec.om, spec.tie_tolerance, spec.max_iterations, spec.strides(),
                           reach_mask(spec.rules, z["tcap"] + mv.max_pts + 2),
-                          mv.sg, mv.gp, mv.go, mv.op, mv.ost, mv.pf, mv.max_pts, mv.max_group, f.pexc, spec.pf_min,
+                          mv.sg, mv.gp, mv.go, mv.op, mv.ost, mv.pf, mv.max_pts, f.pexc, spec.pf_min,
                           spec.bound_scale, z["tcap"], inputs.start, f.phi, f.offsets, values, kmax, status, evals,
                           proven, workers or get_num_threads())
     mixed = []

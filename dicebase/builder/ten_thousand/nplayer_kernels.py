@@ -382,7 +382,7 @@ def solve_tuple(idx, N, G, om, tol, maxit, stride, unreach, sg, gp, go, place, p
 
 
 @njit(cache=True, parallel=True)
-def solve_tuples(tuples, N, G, om, tol, maxit, stride, reach, sg, gp, go, op, ost, pf, maxp, maxg, pexc, pf_min,
+def solve_tuples(tuples, N, G, om, tol, maxit, stride, reach, sg, gp, go, op, ost, pf, maxp, pexc, pf_min,
                  bound_scale, tcap, start, phi, phi_off, out, kmax, status, evals, proven, workers):
     """:func:`solve_tuple` for every tuple of a chunk of one level (independent: each reads ``start``
     of higher levels only).  Writes ``out[t]``, ``kmax[t]``, ``status[t]``, ``evals[t]``, ``proven[t]``."""

@@ -40,7 +40,6 @@ class Moves:
     op: np.ndarray
     ost: np.ndarray
     max_pts: int
-    max_group: int
     group_class: np.ndarray
 
 
@@ -61,7 +60,7 @@ def moves(rules: RuleSet) -> Moves:
     gc = np.repeat(np.arange(fl.n_states), np.diff(fl.state_group))
     return Moves(tuple(turn_states(rules)), fl.p_farkle.astype(float), fl.state_group.astype(np.int64),
                  fl.group_prob.astype(float), fl.group_opt.astype(np.int64), op.astype(np.int64),
-                 ost.astype(np.int64), int(fl.max_pts), int(fl.max_group_size), gc.astype(np.int64))
+                 ost.astype(np.int64), int(fl.max_pts), gc.astype(np.int64))
 
 
 @lru_cache(maxsize=None)
