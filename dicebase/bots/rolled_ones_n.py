@@ -202,20 +202,13 @@ class RolledOnesN:
             if all(optimal[1:]):  # the stored continuation: the stored values as they are
                 A[:, 1:top + 1] = f["fa"][:, 1:]
                 c[:, 1:top + 1] = f["bust"][:, 1:]
-            else:  # the stored decisions against the later seats' play: from the top down
-                p_end = self.rules.p_end
-                for t in range(top, 0, -1):
-                    for o in range(L):
-                        roll = f["roll"][:, t, o]
-                        if not roll.any():
-                            continue
-                        acc, cc = np.zeros((R, roles)), np.full(R, float(p_end[o]))
-                        for prob, gain, o2 in self.rules.outcomes[o]:
-                            tt = min(t + gain, top)
-                            acc += prob * A[:, tt, o2]
-                            cc += prob * c[:, tt, o2]
-                        A[roll, t, o] = acc[roll]
-                        c[roll, t, o] = cc[roll]
+            else:  # the stored decisions against the later seats' play: the solver's free_turn, from the top down
+                from dicebase.numeric.rolled_ones_turn import free_turn
+
+                hold = np.ascontiguousarray(A[:, :, 0])
+                for r in range(R):
+                    free_turn(roles, L, 0.0, top, 1, top, 0, hold[r], A[r], c[r], f["roll"][r], True, f["roll"][r],
+                              *self.outcomes, np.empty(roles))
         return A, c
 
     def hold_at_goal(self, m: int, s: np.ndarray, X: np.ndarray, bots) -> np.ndarray:

@@ -16,6 +16,7 @@ play_turn = njit(cache=True, inline="always")(turn.play_turn)
 best_turn = njit(cache=True)(turn.best_turn)
 final_start = njit(cache=True, inline="always")(turn.final_start)
 final_turn = njit(cache=True)(turn.final_turn)
+free_turn = njit(cache=True, inline="always")(turn.free_turn)
 
 
 def outcome_arrays(rules) -> tuple[np.ndarray, ...]:

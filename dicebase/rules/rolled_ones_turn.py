@@ -259,3 +259,40 @@ def final_turn(nf, G, L, top, X, t_stop, bust, FA, Fc, p_end, out_p, out_g, out_
                     v[i] = v[i] + p * value[tt, o2, i]
             for i in range(nf + 1):
                 value[t, o, i] = v[i]
+
+
+def free_turn(nf, L, tol, t_hi, t_lo, top, cap, hold, FA, Fc, FR, fixed, given, p_end, out_p, out_g, out_o, out_n, rv):
+    """Seat ``j``'s final turn above the bar, where it may hold: ``FA[i, o, :] + Fc[i, o] * B`` over the roles
+    ``[j, .., N-1]`` (``nf``) for the totals of index ``i = t_hi .. t_lo`` (one point apart, ``o`` 1s set
+    aside), ``B`` what a bust leaves them (the next seat's ``Phi`` at the old bar: seat ``j`` gets 0, so the
+    values above the bar do not depend on it).  ``hold[i, :]``: what holding at ``i`` gives (``j`` leads);
+    a roll past index ``top`` reads ``top``.  Seat ``j`` best-responds (roll iff ``P_roll > P_hold + tol`` in
+    its own entry, only below the score cap: ``i < cap``; decisions in ``FR[i, o]``) or with ``fixed`` plays
+    ``given[i, o]`` (``FR`` untouched).  ``rv``: scratch of length ``nf``."""
+    for ti in range(t_hi, t_lo - 1, -1):
+        for o in range(L):
+            go = given[ti, o] if fixed else ti < cap
+            rc = 0.0
+            if go:
+                for i in range(nf):
+                    rv[i] = 0.0
+                rc = p_end[o]
+                for x in range(out_n[o]):
+                    p = out_p[o, x]
+                    tt = min(ti + out_g[o, x], top)
+                    o2 = out_o[o, x]
+                    for i in range(nf):
+                        rv[i] += p * FA[tt, o2, i]
+                    rc += p * Fc[tt, o2]
+                if not fixed:
+                    go = rv[0] > hold[ti, 0] + tol  # a bust leaves the mover 0: rv[0] is its whole roll value
+            if not fixed:
+                FR[ti, o] = go
+            if go:
+                for i in range(nf):
+                    FA[ti, o, i] = rv[i]
+                Fc[ti, o] = rc
+            else:
+                for i in range(nf):
+                    FA[ti, o, i] = hold[ti, i]
+                Fc[ti, o] = 0.0

@@ -27,7 +27,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from dicebase.numeric.rolled_ones_turn import best_turn, final_start
+from dicebase.numeric.rolled_ones_turn import best_turn, final_start, free_turn
 
 from dicebase.builder.equilibrium_kernels import (  # noqa: F401  (the status codes: re-exported)
     CONVERGED, CYCLE, GOING, NO_CONVERGENCE, end_round, initial_beta, record_start, solve_cycle,
@@ -46,46 +46,23 @@ def final_tables_piece(R, j, N, G, C, L, tol, tmax, XR, Q0, out_p, out_g, out_o,
     ``Phi_j(X; s_j, R)`` for every bar ``X = G .. G + XR - 1`` and every ``s_j < G`` from the
     first-passage table ``Q0[d, r - 1, o']`` (``d = X - s_j``: exceed first at ``X + r``).
 
-    Seat ``j`` best-responds (``FR[R, t - G - 1, o]`` its decisions; it holds at the score cap ``C``), or with
-    ``fixed`` plays the decisions ``given[R, t - G - 1, o]`` (the stored equilibrium's, or never for a policy
-    seat, which holds as soon as it is above the bar; False where a roll would pass ``tmax``; ``FR`` untouched).
+    The turn is :func:`dicebase.rules.rolled_ones_turn.free_turn` (the bots' too).  Seat ``j``
+    best-responds (``FR[R, t - G - 1, o]`` its decisions; it holds at the score cap ``C``), or with ``fixed``
+    plays the decisions ``given[R, t - G - 1, o]`` (the stored equilibrium's, or never for a policy seat,
+    which holds as soon as it is above the bar; False where a roll would pass ``tmax``; ``FR`` untouched).
     """
     nf = N - j  # roles of the free region: j, j+1, .., N-1
-    h = np.empty(nf)
-    rv = np.empty(nf)
-    for t in range(tmax, G, -1):
-        ti = t - G - 1
+    TT = tmax - G
+    hold = np.empty((TT, nf))  # holding at total t = G + 1 + i: j leads the next seat's final turn
+    for i in range(TT):
         if j == N - 1:
-            h[0] = 1.0
+            hold[i, 0] = 1.0
         else:
-            base = phi_off[j + 1] + ((t - G) * phi_rows[j + 1] + R) * nf
-            for i in range(nf):
-                h[i] = phi[base + i]
-        for o in range(L):
-            go = given[R, ti, o] if fixed else t < C  # at the score cap it holds
-            if go:
-                for i in range(nf):
-                    rv[i] = 0.0
-                rc = p_end[o]
-                for q in range(out_n[o]):
-                    p = out_p[o, q]
-                    tt = t + out_g[o, q] - G - 1
-                    o2 = out_o[o, q]
-                    for i in range(nf):
-                        rv[i] += p * FA[R, tt, o2, i]
-                    rc += p * Fc[R, tt, o2]
-                if not fixed:
-                    go = rv[0] > h[0] + tol  # a bust leaves the mover 0, so rv[0] is its whole roll value
-            if not fixed:
-                FR[R, ti, o] = go
-            if go:
-                for i in range(nf):
-                    FA[R, ti, o, i] = rv[i]
-                Fc[R, ti, o] = rc
-            else:
-                for i in range(nf):
-                    FA[R, ti, o, i] = h[i]
-                Fc[R, ti, o] = 0.0
+            base = phi_off[j + 1] + ((i + 1) * phi_rows[j + 1] + R) * nf
+            for e in range(nf):
+                hold[i, e] = phi[base + e]
+    free_turn(nf, L, tol, TT - 1, 0, TT - 1, C - G - 1, hold, FA[R], Fc[R], FR[R], fixed, given[R], p_end, out_p,
+              out_g, out_o, out_n, np.empty(nf))
     final_phi(R, j, N, G, L, XR, Q0, phi, phi_off, phi_rows, FA, Fc, W)
 
 
