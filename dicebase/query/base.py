@@ -1,5 +1,5 @@
 """Checks shared by every game's read API (whole numbers, names, the start of ``hold()``), and the
-N-player action every game's lookups answer with (:class:`NAction`).
+N-player answers every game's lookups share (:class:`NAction`, :class:`SeatWin`, :class:`Compensation`).
 
 The exceptions live in :mod:`dicebase.errors`; they are importable from here as well.
 """
@@ -111,6 +111,40 @@ class NAction:
         return {"action": self.action, "p_win": self.p_win, "p_wins": list(self.p_wins)}
 
 
+@dataclass(frozen=True)
+class SeatWin:
+    """One seat's win probability from the start of an N-player game, every seat optimal (a ``<game>_seat_wins``
+    row of a game whose blocks are named by its rule set alone: Great Rolled Ones, Pig)."""
+
+    players: int
+    seat: int
+    p_win: float
+    advantage: float  # p_win - 1/players
+
+    def as_dict(self) -> dict:
+        return {"players": self.players, "seat": self.seat, "p_win": self.p_win, "advantage": self.advantage}
+
+
+@dataclass(frozen=True)
+class Compensation:
+    """The fair compensation for ``players`` seats (``<game>_fair_compensation``) beside the start with every
+    score 0 (Great Rolled Ones, Pig)."""
+
+    variant: str
+    players: int
+    scores: tuple[int, ...]  # starting points per seat (fair compensation)
+    p_wins: tuple[float, ...]
+    deviation: float  # largest |p_win - 1/players|
+    uncompensated: tuple[float, ...]  # the seats' win probabilities from all scores 0
+    uncompensated_deviation: float
+
+    def as_dict(self) -> dict:
+        return {"variant": self.variant, "players": self.players, "scores": list(self.scores),
+                "p_wins": list(self.p_wins), "deviation": self.deviation,
+                "uncompensated_p_wins": list(self.uncompensated),
+                "uncompensated_deviation": self.uncompensated_deviation}
+
+
 def first(rows: list[tuple]) -> tuple | None:
     """The first row of a ``Database.read`` result, or None when it is empty."""
     return rows[0] if rows else None
@@ -178,6 +212,8 @@ def _plan(db, game: str, defaults: dict, rule_set, changes: dict) -> tuple[str, 
     from dicebase.rules import SizeLimit
     from dicebase.rules.files import module
 
+    if rule_set is not None:
+        text_choice(rule_set, "rule set")
     built = built_options(db, game)
     before = {**defaults, **{k: v for k, v in built.items() if k in defaults}}
     after = {**before, **changes}

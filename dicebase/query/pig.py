@@ -19,11 +19,11 @@ from dicebase.errors import too_many_players
 from dicebase.layout import pig as layout
 from dicebase.query import base
 from dicebase.query.base import (
-    BadInput, NAction, NotInDatabase, how_to_add, is_scores, named, player_count, rebuild_command, whole_number,
+    BadInput, Compensation, NAction, NotInDatabase, SeatWin, how_to_add, is_scores, named, player_count,
+    rebuild_command, whole_number,
 )
 from dicebase.query.blocks import Blocks, Found
 from dicebase.query.metadata import has_relation
-from dicebase.query.rolled_ones_n import Compensation, SeatWin  # the N-player aggregates' shapes, shared
 from dicebase.rules import pig_turn
 from dicebase.rules.pig import DEFAULT_OPTIONS, MAX_PLAYERS, PLAYER_COUNTS, POLICIES, Rules, reachable
 

@@ -29,7 +29,9 @@ from functools import cached_property, partial
 from dicebase.errors import too_many_players
 from dicebase.layout import rolled_ones as layout
 from dicebase.query import base
-from dicebase.query.base import BadInput, NAction, NotInDatabase, player_count, whole_number
+from dicebase.query.base import (
+    BadInput, Compensation, NAction, NotInDatabase, SeatWin, player_count, whole_number,
+)
 from dicebase.query.blocks import Found
 from dicebase.query.metadata import has_relation
 from dicebase.rules.rolled_ones import (
@@ -107,17 +109,6 @@ class NStateValue:
 
 
 @dataclass(frozen=True)
-class SeatWin:
-    players: int
-    seat: int
-    p_win: float
-    advantage: float  # p_win - 1/players
-
-    def as_dict(self) -> dict:
-        return {"players": self.players, "seat": self.seat, "p_win": self.p_win, "advantage": self.advantage}
-
-
-@dataclass(frozen=True)
 class PolicyCost:
     """What one of seed 002's human policies costs the seat that uses it, the other seats playing as ``mode``
     says: ``equilibrium`` (they keep the stored equilibrium) or ``best_response`` (they exploit the policy)."""
@@ -137,23 +128,6 @@ class PolicyCost:
                 "seat": self.seat,
                 "p_win": self.p_win, "p_win_optimal": self.p_win_optimal, "cost": self.cost,
                 "cycle_tuples": self.cycle_tuples}
-
-
-@dataclass(frozen=True)
-class Compensation:
-    variant: str
-    players: int
-    scores: tuple[int, ...]  # starting points per seat (fair compensation)
-    p_wins: tuple[float, ...]
-    deviation: float  # largest |p_win - 1/players|
-    uncompensated: tuple[float, ...]  # the seats' win probabilities from all scores 0
-    uncompensated_deviation: float
-
-    def as_dict(self) -> dict:
-        return {"variant": self.variant, "players": self.players, "scores": list(self.scores),
-                "p_wins": list(self.p_wins), "deviation": self.deviation,
-                "uncompensated_p_wins": list(self.uncompensated),
-                "uncompensated_deviation": self.uncompensated_deviation}
 
 
 # --------------------------------------------------------------------------- the rules' tables
