@@ -284,6 +284,7 @@ def test_simulation_three_players():
 # --------------------------------------------------------------------------- tie-break
 def test_tie_break_bank_before_roll_and_keep_priority():
     from dicebase.builder.ten_thousand import nplayer_kernels as kern
+    from dicebase.rules.ten_thousand import turn
 
     mv = nplayer.moves(TEN)
     N, S, kmax = 3, len(mv.states), 40
@@ -297,7 +298,7 @@ def test_tie_break_bank_before_roll_and_keep_priority():
         V = np.zeros((KK, S, N + 1))
         roll = np.zeros((KK, S), dtype=bool)
         keep = np.full((KK, len(mv.gp)), -1, dtype=np.int8)
-        place = kern.places(mv.op, mv.ost, S, N + 1, np.empty(len(mv.op), dtype=np.int64))
+        place = turn.places(mv.op, mv.ost, S, N + 1, np.empty(len(mv.op), dtype=np.int64))
         kern.turn_dp(1, beta, 5, N, kmax, mv.max_pts, 0, TOL, ~reach, mv.sg, mv.gp, mv.go, place, mv.pf,
                      H, V, roll, keep, np.zeros(2))
         return roll, keep

@@ -13,10 +13,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from dicebase.rules.ten_thousand import turn
-
-turn_row = njit(cache=True)(turn.turn_row)
-places = njit(cache=True)(turn.places)
+from dicebase.numeric.ten_thousand_nturn import places, turn_row
 
 
 @njit(cache=True)

@@ -37,10 +37,7 @@ from numba import njit, prange
 from dicebase.builder.equilibrium_kernels import (  # noqa: F401  (the status codes: re-exported)
     CONVERGED, CYCLE, GOING, NO_CONVERGENCE, end_round, initial_beta, record_start, solve_cycle,
 )
-from dicebase.rules.ten_thousand import turn
-
-turn_row = njit(cache=True)(turn.turn_row)
-places = njit(cache=True)(turn.places)
+from dicebase.numeric.ten_thousand_nturn import places, turn_row
 
 
 # --------------------------------------------------------------------------- shared pieces

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from dicebase.numeric.ten_thousand_nturn import turn_row
+from dicebase.rules.ten_thousand.turn import places
+
 from .nplayer_final import Finals, final_start
-from .nplayer_kernels import places, turn_row
 from .nplayer_spec import Spec, moves
 
 NONE = np.zeros(0)  # turn_row's interval, used by the solve only
@@ -23,7 +25,7 @@ def _walk(spec: Spec, W: int, dec: int, rows: int, hold: np.ndarray, bust, bank_
     rolling.  ``hold[k, :]``: banking ``k``; ``skip_row(k)``: the whole total banks (its keeps not computed)."""
     mv = moves(spec.rules)
     S, Gr = len(mv.states), len(mv.gp)
-    place = places(mv.op, mv.ost, S, W, np.empty(len(mv.op), dtype=np.int64))
+    place = places(mv.op, mv.ost, S, W, np.empty(len(mv.op), dtype=np.int64))  # plain: a numpy array back
     V = np.zeros((rows, S, W))
     V[totals[0] + 1:] = hold[totals[0] + 1:rows, None, :]
     flat = V.reshape(-1)

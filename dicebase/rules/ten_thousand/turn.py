@@ -76,74 +76,75 @@ def turn_row(k, r, S, W, dec, cb, beta, V, bank, bat, fb, ff, bank_from, kmax, t
         g0 = sg[c]
         g1 = sg[c + 1]
         for g in range(g0, g1):
-            mixed = -1
             if nkm:
+                mixed = -1
                 for x in range(nkm):
                     if km_k[x] == k and km_g[x] == g:
                         mixed = x
-            if mixed >= 0:
-                q = km_q[mixed]
-                pa = place[go[g] + km_a[mixed]]
-                pz = place[go[g] + km_z[mixed]]
-                a += gp[g] * (q * V[own + pa] + (1.0 - q) * V[own + pz])
-                if affine:
-                    b += gp[g] * (q * V[cof + pa] + (1.0 - q) * V[cof + pz])
-                keep[kat + g] = -1 - mixed
-                continue
+                if mixed >= 0:
+                    q = km_q[mixed]
+                    pa = place[go[g] + km_a[mixed]]
+                    pz = place[go[g] + km_z[mixed]]
+                    a += gp[g] * (q * V[own + pa] + (1.0 - q) * V[own + pz])
+                    if affine:
+                        b += gp[g] * (q * V[cof + pa] + (1.0 - q) * V[cof + pz])
+                    keep[kat + g] = -1 - mixed
+                    continue
             o = go[g]
             end = go[g + 1]
             v = V[own + place[o]]
-            if end - o > 1 and not affine:  # the first keep within tol of the best, for the mover
-                best = v
-                for oo in range(o + 1, end):
-                    y = V[own + place[oo]]
-                    if y > best:
-                        best = y
-                floor = best - tol
-                while v < floor:
-                    o += 1
-                    v = V[own + place[o]]
-            elif end - o > 1:  # the same by the mover's affine value
-                best = v + V[cof + place[o]] * beta
-                ob = o
-                for oo in range(o + 1, end):
-                    y = V[own + place[oo]] + V[cof + place[oo]] * beta
-                    if y > best:
-                        best = y
-                        ob = oo
-                floor = best - tol
-                y = v + V[cof + place[o]] * beta
-                while y < floor:
-                    o += 1
-                    v = V[own + place[o]]
+            if end - o > 1:  # the first keep within tol of the best, for the mover
+                if not affine:
+                    best = v
+                    for oo in range(o + 1, end):
+                        y = V[own + place[oo]]
+                        if y > best:
+                            best = y
+                    floor = best - tol
+                    while v < floor:
+                        o += 1
+                        v = V[own + place[o]]
+                else:  # by the mover's affine value
+                    best = v + V[cof + place[o]] * beta
+                    ob = o
+                    for oo in range(o + 1, end):
+                        y = V[own + place[oo]] + V[cof + place[oo]] * beta
+                        if y > best:
+                            best = y
+                            ob = oo
+                    floor = best - tol
                     y = v + V[cof + place[o]] * beta
-                # the betas that keep this choice
-                ac = v
-                bc = V[cof + place[o]]
-                ab = V[own + place[ob]]
-                bb = V[cof + place[ob]]
-                for oq in range(go[g], end + 1):
-                    if oq == o:
-                        continue
-                    if oq == end:  # last: the chosen keep against the best
-                        if o == ob:
+                    while y < floor:
+                        o += 1
+                        v = V[own + place[o]]
+                        y = v + V[cof + place[o]] * beta
+                    # the betas that keep this choice
+                    ac = v
+                    bc = V[cof + place[o]]
+                    ab = V[own + place[ob]]
+                    bb = V[cof + place[ob]]
+                    for oq in range(go[g], end + 1):
+                        if oq == o:
                             continue
-                        db = bb - bc
-                        rhs = ac - ab + tol
-                    elif oq < o:
-                        db = V[cof + place[oq]] - bb
-                        rhs = ab - V[own + place[oq]] - tol
-                    else:
-                        db = V[cof + place[oq]] - bc
-                        rhs = ac - V[own + place[oq]] + tol
-                    if db > 0.0:
-                        y = rhs / db
-                        if y < hi:
-                            hi = y
-                    elif db < 0.0:
-                        y = rhs / db
-                        if y > lo:
-                            lo = y
+                        if oq == end:  # last: the chosen keep against the best
+                            if o == ob:
+                                continue
+                            db = bb - bc
+                            rhs = ac - ab + tol
+                        elif oq < o:
+                            db = V[cof + place[oq]] - bb
+                            rhs = ab - V[own + place[oq]] - tol
+                        else:
+                            db = V[cof + place[oq]] - bc
+                            rhs = ac - V[own + place[oq]] + tol
+                        if db > 0.0:
+                            y = rhs / db
+                            if y < hi:
+                                hi = y
+                        elif db < 0.0:
+                            y = rhs / db
+                            if y > lo:
+                                lo = y
             keep[kat + g] = o
             a += gp[g] * v
             if affine:
