@@ -61,20 +61,23 @@ class View:
 
 
 def seat_views(game: str, prefix: str, starts: Table, block: dict[str, str], seats: range, players: str,
-               new: str) -> tuple[View, View, View]:
+               new: str, *, always: int = 0, own: dict[str, str] | None = None) -> tuple[View, View, View]:
     """The N-player views over a game's turn starts (``starts``: block columns, ``players``, ``seat``, ``score1``..,
     ``p_win1``..): ``<game>_seat_wins``, each seat's chance from the start; ``<game>_compensation``, every start
     with a seat at 0 and how far it is from fair; ``<game>_fair_compensation``, the fairest.  ``block``: the block
-    columns but ``players`` with their comments; ``prefix`` opens each view's comment, ``new`` ends the first's."""
+    columns but ``players`` with their comments; ``prefix`` opens each view's comment, ``new`` ends the first's;
+    ``own``: a view's comment in the game's own words instead (view name -> comment).  Seats 1..``always`` sit in
+    every block: their columns' comments do not say they hold 0 with fewer players."""
     from sqlalchemy import and_, case, func, literal, or_, select, union_all
 
-    c, key = starts.c, [starts.c[name] for name in block]
+    c, key, own = starts.c, [starts.c[name] for name in block], own or {}
+    absent = lambda n: "" if n <= always else f"; 0 when players < {n}"  # noqa: E731
     all_zero = and_(*(c[f"score{n}"] == 0 for n in seats))
     seat_wins = View(
         f"{game}_seat_wins",
         game,
-        f"{prefix}: each seat's win probability from the start of the game (every score 0, seat 1 to move), every "
-        f"seat playing optimally.{new}",
+        own.get(f"{game}_seat_wins", f"{prefix}: each seat's win probability from the start of the game (every score "
+                f"0, seat 1 to move), every seat playing optimally.{new}"),
         union_all(*(
             select(*key, c.players, literal(n).label("seat"), c[f"p_win{n}"].label("p_win"),
                    (c[f"p_win{n}"] - literal(1.0) / c.players).label("advantage"))
@@ -92,8 +95,8 @@ def seat_views(game: str, prefix: str, starts: Table, block: dict[str, str], sea
         deviation = part if deviation is None else case((deviation >= part, deviation), else_=part)
     comments = {
         **block, "players": players,
-        **{f"score{n}": f"seat {n}'s starting points (compensation), points; 0 when players < {n}" for n in seats},
-        **{f"p_win{n}": f"seat {n}'s win probability from these starting scores, probability 0-1; 0 when players < {n}"
+        **{f"score{n}": f"seat {n}'s starting points (compensation), points{absent(n)}" for n in seats},
+        **{f"p_win{n}": f"seat {n}'s win probability from these starting scores, probability 0-1{absent(n)}"
            for n in seats},
         "deviation": "the largest |p_win - 1/players| over the seats, probability difference",
     }
@@ -104,8 +107,9 @@ def seat_views(game: str, prefix: str, starts: Table, block: dict[str, str], sea
     compensation = View(
         f"{game}_compensation",
         game,
-        f"{prefix}: every start with compensation (starting scores below the goal, at least one seat at 0, seat 1 to "
-        "move) and how far it is from fair: the largest |p_win - 1/players| over the seats.",
+        own.get(f"{game}_compensation", f"{prefix}: every start with compensation (starting scores below the goal, at "
+                "least one seat at 0, seat 1 to move) and how far it is from fair: the largest |p_win - 1/players| "
+                "over the seats."),
         starts_select,
         comments,
     )
@@ -115,8 +119,9 @@ def seat_views(game: str, prefix: str, starts: Table, block: dict[str, str], sea
     fair = View(
         f"{game}_fair_compensation",
         game,
-        f"{prefix}: the fair compensation, the starting scores (at least one seat at 0) that bring every seat closest "
-        "to 1/players (least largest |p_win - 1/players|), searched over the stored turn starts.",
+        own.get(f"{game}_fair_compensation", f"{prefix}: the fair compensation, the starting scores (at least one "
+                "seat at 0) that bring every seat closest to 1/players (least largest |p_win - 1/players|), searched "
+                "over the stored turn starts."),
         select(sub).select_from(sub.join(least, and_(*(least.c[name] == sub.c[name] for name in (*block, "players")),
                                                      least.c.least == sub.c.deviation))),
         comments,

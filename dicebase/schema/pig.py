@@ -9,10 +9,10 @@ player's advantage, fair compensation, the simple policies' costs) are views.
 
 from __future__ import annotations
 
-from sqlalchemy import Column, Double, Integer, SmallInteger, String, and_, case, func, literal, or_, select, union_all
+from sqlalchemy import Column, Double, Integer, SmallInteger, String, and_, select
 
 from dicebase.rules.pig import MAX_PLAYERS, PLAYER_COUNTS
-from dicebase.schema.base import View, table
+from dicebase.schema.base import View, seat_views, table
 
 GAME = "pig"
 
@@ -140,70 +140,14 @@ pig_policy_wins = table(
     *[_win(n, " from the start with this seat playing the policy") for n in SEATS],
 )
 
-_ts = pig_turn_starts
-_all_zero = and_(*(_ts.c[f"score{n}"] == 0 for n in SEATS))
-pig_seat_wins = View(
-    "pig_seat_wins",
-    GAME,
-    "Pig: each seat's win probability from the start (every score 0, seat 1 to move), every seat playing "
-    "optimally; with two players seat 1's is Neller and Presser's 0.5306. The first player's advantage.",
-    union_all(*(
-        select(_ts.c.variant, _ts.c.players, literal(n).label("seat"), _ts.c[f"p_win{n}"].label("p_win"),
-               (_ts.c[f"p_win{n}"] - literal(1.0) / _ts.c.players).label("advantage"))
-        .where(_ts.c.seat == 1, _all_zero, _ts.c.players >= n)
-        for n in SEATS
-    )),
-    {"variant": VARIANT, "players": PLAYERS, "seat": "seat, 1..players (seat 1 moves first)",
-     "p_win": "the seat's win probability, " + PROB,
-     "advantage": "p_win - 1/players: the seat's advantage over an even share, probability difference"},
-)
-
-
-def _greatest(a, b):
-    return case((a >= b, a), else_=b)
-
-
-def _deviation():
-    """max over seats n <= players of |p_win_n - 1/players| (portable: no greatest())."""
-    parts = [case((_ts.c.players >= n, func.abs(_ts.c[f"p_win{n}"] - literal(1.0) / _ts.c.players, type_=Double)),
-                  else_=literal(0.0)) for n in SEATS]
-    out = parts[0]
-    for part in parts[1:]:
-        out = _greatest(out, part)
-    return out
-
-
-_some_zero = or_(*(and_(_ts.c.players >= n, _ts.c[f"score{n}"] == 0) for n in SEATS))
-COMPENSATION_COMMENTS = {
-    "variant": VARIANT, "players": PLAYERS,
-    **{f"score{n}": f"seat {n}'s starting points (compensation), points{_absent(n)}" for n in SEATS},
-    **{f"p_win{n}": f"seat {n}'s win probability from these starting scores, {PROB}{_absent(n)}" for n in SEATS},
-    "deviation": "the largest |p_win - 1/players| over the seats, probability difference",
-}
-_comp_select = select(
-    _ts.c.variant, _ts.c.players, *(_ts.c[f"score{n}"] for n in SEATS), *(_ts.c[f"p_win{n}"] for n in SEATS),
-    _deviation().label("deviation"),
-).where(_ts.c.seat == 1, _some_zero)
-pig_compensation = View(
-    "pig_compensation",
-    GAME,
-    "Pig: every start with compensation (starting scores below the goal, at least one seat at 0, seat 1 to move) "
-    "and how far it is from fair: the largest |p_win - 1/players| over the seats.",
-    _comp_select,
-    COMPENSATION_COMMENTS,
-)
-_c = _comp_select.subquery("c")
-_m = select(_c.c.variant, _c.c.players, func.min(_c.c.deviation).label("least")).group_by(
-    _c.c.variant, _c.c.players).subquery("m")
-pig_fair_compensation = View(
-    "pig_fair_compensation",
-    GAME,
-    "Pig: the fair compensation (komi), the starting scores (at least one seat at 0) that bring every seat closest "
-    "to 1/players (least largest |p_win - 1/players|), searched over the stored turn starts, for every N built.",
-    select(_c).select_from(_c.join(_m, and_(_m.c.variant == _c.c.variant, _m.c.players == _c.c.players,
-                                             _m.c.least == _c.c.deviation))),
-    COMPENSATION_COMMENTS,
-)
+pig_seat_wins, pig_compensation, pig_fair_compensation = seat_views(
+    GAME, "Pig", pig_turn_starts, {"variant": VARIANT}, SEATS, PLAYERS, "", always=PLAYER_COUNTS[0], own={
+        "pig_seat_wins": "Pig: each seat's win probability from the start (every score 0, seat 1 to move), every seat "
+                         "playing optimally; with two players seat 1's is Neller and Presser's 0.5306. The first "
+                         "player's advantage.",
+        "pig_fair_compensation": "Pig: the fair compensation (komi), the starting scores (at least one seat at 0) that "
+                                 "bring every seat closest to 1/players (least largest |p_win - 1/players|), searched "
+                                 "over the stored turn starts, for every N built."})
 
 _pw = pig_policy_wins
 _sw = pig_seat_wins.select.subquery("sw")
