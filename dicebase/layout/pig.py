@@ -42,8 +42,3 @@ def start_position(goal: int, players: int, seat: int, *scores: int) -> int | No
     if not 1 <= seat <= players or len(scores) != players or not all(0 <= s < goal for s in scores):
         return None
     return (seat - 1) * goal**players + tuple_index(goal, scores)
-
-
-def block_start(sizes: dict[tuple[str, int], int], block: tuple[str, int]) -> int:
-    """First row of block (variant, players): the blocks before it in (variant name, players) order."""
-    return sum(size for other, size in sizes.items() if other < block)

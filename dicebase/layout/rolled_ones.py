@@ -154,11 +154,6 @@ def final_position(rules: Rules, players: int, cap: int, seat: int, *rest: int) 
     return first[j] + (tuple_index(G, scores[seat:]) * tt[j] + (t - G - 1)) * rules.ones_limit + o
 
 
-def nplayer_block_start(sizes: dict[tuple[str, int], int], block: tuple[str, int]) -> int:
-    """First row of block (variant, players): the blocks before it in (variant name, players) order."""
-    return sum(size for other, size in sizes.items() if other < block)
-
-
 # -- Datasette (``dicebase export --format datasette``, :mod:`dicebase.builder.datasette`) -----------------
 
 #: The source documents (seeds) of this game's numbers, as the metadata's ``source`` names them.

@@ -12,14 +12,17 @@ What this module owns, for every game:
   rows it has (:class:`Found`), by one of three checks: its ends (:meth:`Blocks.ends_fit`: the
   first and last rows carry the block's values, their neighbours do not), its span
   (:meth:`Blocks.span`: ``min(rowid)``, ``max(rowid)`` and ``count(*)`` of a key filter, dense),
-  or its runs of rows (:meth:`Blocks.runs`, grouped by some columns).  DuckDB only: SQLite finds
-  nothing and seeks its primary keys;
+  or its runs of rows (:meth:`Blocks.runs`, grouped by some columns); a table whose blocks the
+  build writes one after another in block order finds them by their sizes (:meth:`Blocks.in_order`).
+  DuckDB only: SQLite finds nothing and seeks its primary keys;
 * **reading by position** (:meth:`Blocks.read`): one ``rowid`` range, every row's key checked
   against the position it was read from (the caller's ``position`` function of the key); a row
   not where the layout puts it means the block is **misplaced** (:meth:`Blocks.lose`): it is read
   by key filters from then on (``Blocks.misplaced`` names each such block), never from another
   key's row;
 * **the key-filtered fallback** (:meth:`Blocks.by_key`), the read SQLite always uses;
+* **the turn starts along one seat's score** (:meth:`Blocks.along`), what every N-player turn of
+  Great Rolled Ones and Pig reads: one range by position, else one key filter;
 * **held blocks** (:meth:`Blocks.held`, :meth:`Blocks.hold`): a block kept in memory (numpy,
   :mod:`dicebase.query.held`, loaded only by ``hold()``) in ``Database._held``, shared by the
   connection's ``for_thread()`` twins, so that held lookups run no SQL.  Every row is checked as it
@@ -83,6 +86,22 @@ class Blocks:
             else:
                 self._found[key] = locate()
         return self._found[key]
+
+    def in_order(self, table: Table, block: tuple, sizes: Callable[[], dict[tuple, int]]) -> Found | None:
+        """:meth:`found` for a table whose blocks the build writes one after another in the order of their block
+        values (``sizes()``: every block's rows, by block values): ``block`` starts after the blocks before it,
+        and is found when its first and last rows are its own and their neighbours not (then only row keys are
+        checked); else it is lost (:meth:`lose`) and read by key filters."""
+
+        def locate() -> Found | None:
+            every = sizes()
+            at, size = sum(rows for other, rows in every.items() if other < block), every[block]
+            if self.ends_fit(table, block, at, size):
+                return Found(at, size)
+            self.lose(table, block)
+            return None
+
+        return self.found(table, block, locate)
 
     def place(self, table: Table, block: tuple, found: Found) -> None:
         """Record where ``block`` lies, found by the caller (e.g. by one scan of every block)."""
@@ -176,6 +195,30 @@ class Blocks:
                 return result
         self.lose(table, block)
         return None
+
+    def along(self, table: Table, block: tuple, found: Found | None, position: Callable[..., int | None], seat: int,
+              scores: tuple[int, ...], m: int, stop: int, columns: tuple[str, ...]) -> dict[int, tuple[float, ...]]:
+        """{v: ``columns`` as floats} of the rows (``seat``, ``scores`` with 0-based seat ``m``'s score v) for
+        v = scores[m] .. stop - 1, of a table keyed (seat, one score per seat): the turn starts along one seat's
+        score (what a bust leaves and every hold's next turn start).  One range of rows by position from a
+        ``found`` block (``position(seat, *scores)``, every row checked), else (SQLite, a block not found or
+        lost) one key filter."""
+        lo, names, n = scores[m], table.key[1:], len(scores)
+        others = [(names[i], scores[i]) for i in range(n) if i != m]
+        cols = ", ".join(columns)
+        if found is not None:
+            first = position(seat, *scores[:m], lo, *scores[m + 1:])
+            last = position(seat, *scores[:m], stop - 1, *scores[m + 1:])
+            where = " AND ".join(f"{c} = ?" for c, _ in others) if last - first + 1 > stop - lo else ""
+            rows = self.read(table, block, found, first, last, cols, position, where=where,
+                             params=tuple(s for _, s in others) if where else (), count=stop - lo)
+            if rows is not None:
+                return {row[2 + m]: tuple(float(x) for x in row[2 + n:]) for row in rows}
+        marks = ", ".join("?" for _ in range(lo, stop))
+        sql = (f"SELECT {names[m]}, {cols} FROM {table.name} WHERE {table.where_block()} AND {table.key[0]} = ? AND "
+               + "".join(f"{c} = ? AND " for c, _ in others) + f"{names[m]} IN ({marks})")
+        rows = self.db.read(sql, (*block, seat, *(s for _, s in others), *range(lo, stop)))
+        return {int(r[0]): tuple(float(x) for x in r[1:]) for r in rows}
 
     def row(self, table: Table, block: tuple, found: Found, at: int, columns: str, key: tuple) -> tuple | None:
         """``columns`` of the row at position ``at`` (one prepared point read), checked to carry

@@ -22,7 +22,7 @@ from dicebase.query.base import (
     BadInput, Compensation, NAction, NotInDatabase, SeatWin, how_to_add, is_scores, named, player_count,
     rebuild_command, whole_number,
 )
-from dicebase.query.blocks import Blocks, Found
+from dicebase.query.blocks import Blocks
 from dicebase.query.metadata import has_relation
 from dicebase.rules import pig_turn
 from dicebase.rules.pig import DEFAULT_OPTIONS, MAX_PLAYERS, PLAYER_COUNTS, POLICIES, Rules, reachable
@@ -172,43 +172,15 @@ class Queries:
         return how_to_add(self.db, GAME, DEFAULT_OPTIONS, rule_set=rule_set, it=it, lead=lead, **changes)
 
     # -- reads -------------------------------------------------------------------------------
-    def _found(self, b: Block) -> Found | None:
-        table = layout.starts_table(b.players)
-        return self.blocks.found(table, b.key, partial(self._locate, table, b))
-
-    def _locate(self, table, b: Block) -> Found | None:
-        """A block starts after the blocks before it in (variant, players) order; found when its first and
-        last rows are its own and their neighbours not (then only row keys are checked)."""
-        sizes = {key: layout.start_rows(other.variant.goal, other.players) for key, other in self.built.items()}
-        at = layout.block_start(sizes, b.key)
-        if self.blocks.ends_fit(table, b.key, at, sizes[b.key]):
-            return Found(at, sizes[b.key])
-        self.blocks.lose(table, b.key)
-        return None
-
     def _starts_along(self, b: Block, seat: int, scores: tuple[int, ...], m: int) -> dict[int, tuple[float, ...]]:
         """{v: win vector at ``seat``'s turn start with 0-based seat ``m``'s score v (the others as given)} for
-        v = scores[m] .. goal - 1: what a bust leaves and every hold's next turn start."""
+        v = scores[m] .. goal - 1: what a bust leaves and every hold's next turn start (:meth:`Blocks.along`)."""
         N, G = b.players, b.variant.goal
         table = layout.starts_table(N)
-        lo = scores[m]
-        with_score = lambda v: (*scores[:m], v, *scores[m + 1:])  # noqa: E731
-        others = [(layout.SCORES[n], scores[n]) for n in range(N) if n != m]
-        wins = ", ".join(layout.WINS[:N])
-        found = self._found(b)
-        if found is not None:
-            first = layout.start_position(G, N, seat, *with_score(lo))
-            last = layout.start_position(G, N, seat, *with_score(G - 1))
-            where = " AND ".join(f"{c} = ?" for c, _ in others) if G ** (N - 1 - m) > 1 else ""
-            rows = self.blocks.read(table, b.key, found, first, last, wins, partial(layout.start_position, G, N),
-                                    where=where, params=tuple(s for _, s in others) if where else (), count=G - lo)
-            if rows is not None:
-                return {row[2 + m]: tuple(float(x) for x in row[2 + N:]) for row in rows}
-        marks = ", ".join("?" for _ in range(lo, G))
-        sql = (f"SELECT {layout.SCORES[m]}, {wins} FROM {layout.TURN_STARTS} WHERE variant = ? AND players = ? "
-               "AND seat = ? AND " + "".join(f"{c} = ? AND " for c, _ in others) + f"{layout.SCORES[m]} IN ({marks})")
-        rows = self.db.read(sql, (*b.key, seat, *(s for _, s in others), *range(lo, G)))
-        return {int(r[0]): tuple(float(x) for x in r[1:]) for r in rows}
+        found = self.blocks.in_order(table, b.key, lambda: {key: layout.start_rows(other.variant.goal, other.players)
+                                                            for key, other in self.built.items()})
+        return self.blocks.along(table, b.key, found, partial(layout.start_position, G, N), seat, scores, m, G,
+                                 layout.WINS[:N])
 
     def _cycle(self, b: Block, scores: tuple[int, ...]) -> dict | None:
         """The stored equilibrium's record of a cycle tuple (None: not one)."""

@@ -172,45 +172,20 @@ class NPlayers:
                 f"{self.q.how_to_add(rule_set=v.name, it='them', lead='rebuild with', players=counts)}")
         return got
 
-    # -- finding blocks -------------------------------------------------------------------------
-    def _found(self, table, b: Block, size) -> Found | None:
-        return self.blocks.found(table, b.key, partial(self._locate, table, b, size))
-
-    def _locate(self, table, b: Block, size) -> Found | None:
-        """A block starts after the blocks before it in (variant, players) order; found when its
-        first and last rows are its own and their neighbours not (then only row keys are checked)."""
-        sizes = {key: size(other) for key, other in self.built.items()}
-        base = layout.nplayer_block_start(sizes, b.key)
-        if self.blocks.ends_fit(table, b.key, base, sizes[b.key]):
-            return Found(base, sizes[b.key])
-        self.blocks.lose(table, b.key)
-        return None
-
     # -- reads --------------------------------------------------------------------------------
+    def _found(self, table, b: Block, size) -> Found | None:
+        """Where ``b``'s block of ``table`` lies: after the blocks before it in (variant, players) order
+        (:meth:`Blocks.in_order`), ``size(block)`` the rows of each."""
+        return self.blocks.in_order(table, b.key, lambda: {key: size(other) for key, other in self.built.items()})
+
     def starts_along(self, b: Block, seat: int, scores: tuple[int, ...], m: int) -> dict[int, tuple[float, ...]]:
         """{v: win vector at ``seat``'s turn start with seat ``m + 1``'s score v (the other scores as
-        given)} for v = scores[m] .. goal - 1: a bust's and every hold's next turn start."""
+        given)} for v = scores[m] .. goal - 1: a bust's and every hold's next turn start (:meth:`Blocks.along`)."""
         N, G = b.players, b.goal
         table = layout.starts_table(N)
-        lo = scores[m]
-        with_score = lambda v: (*scores[:m], v, *scores[m + 1:])  # noqa: E731
         found = self._found(table, b, lambda o: layout.start_rows(o.goal, o.players))
-        others = [(layout.SCORES[n], scores[n]) for n in range(N) if n != m]
-        wins = ", ".join(layout.WINS[:N])
-        if found is not None:
-            first = layout.start_position(G, N, seat, *with_score(lo))
-            last = layout.start_position(G, N, seat, *with_score(G - 1))
-            where = " AND ".join(f"{c} = ?" for c, _ in others) if G ** (N - 1 - m) > 1 else ""
-            rows = self.blocks.read(table, b.key, found, first, last, wins,
-                                    partial(layout.start_position, G, N), where=where,
-                                    params=tuple(s for _, s in others) if where else (), count=G - lo)
-            if rows is not None:
-                return {row[2 + m]: tuple(float(x) for x in row[2 + N:]) for row in rows}
-        marks = ", ".join("?" for _ in range(lo, G))
-        sql = (f"SELECT {layout.SCORES[m]}, {wins} FROM {layout.TURN_STARTS} WHERE variant = ? AND players = ? "
-               f"AND seat = ? AND " + "".join(f"{c} = ? AND " for c, _ in others) + f"{layout.SCORES[m]} IN ({marks})")
-        rows = self.db.read(sql, (*b.key, seat, *(s for _, s in others), *range(lo, G)))
-        return {int(r[0]): tuple(float(x) for x in r[1:]) for r in rows}
+        return self.blocks.along(table, b.key, found, partial(layout.start_position, G, N), seat, scores, m, G,
+                                 layout.WINS[:N])
 
     def final_rows(self, b: Block, j: int, later: tuple[int, ...]) -> dict[tuple[int, int], tuple[float, ...]]:
         """{(total, ones): (p_bust, FA of seats j..N-1)} of 0-based seat ``j``'s final turn above the bar,
