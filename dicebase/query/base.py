@@ -145,6 +145,32 @@ class Compensation:
                 "uncompensated_deviation": self.uncompensated_deviation}
 
 
+def seat_wins(db, game: str, variant: str, players: int | None = None) -> list[SeatWin]:
+    """The rows of ``<game>_seat_wins`` (:func:`dicebase.schema.base.seat_views`) of ``variant``: every N built,
+    or ``players``."""
+    rows = db.fetchall(f"SELECT players, seat, p_win, advantage FROM {game}_seat_wins WHERE variant = ? "
+                       "ORDER BY players, seat", (variant,))
+    return [SeatWin(int(a), int(s), float(w), float(d)) for a, s, w, d in rows
+            if players is None or int(a) == int(players)]
+
+
+def compensation(db, game: str, variant: str, players: int, scores: tuple[str, ...], wins: tuple[str, ...],
+                 rebuild) -> Compensation:
+    """The fair compensation for ``players`` seats of ``variant`` (``<game>_fair_compensation``: the first of
+    the fairest starts in score order) beside the start with every score 0 (``<game>_compensation``);
+    ``scores``, ``wins``: the views' columns of every seat.  NotInDatabase naming ``rebuild()`` when absent."""
+    n = players
+    cols = ", ".join((*scores[:n], *wins[:n]))
+    fair = db.fetchone(f"SELECT {cols}, deviation FROM {game}_fair_compensation WHERE variant = ? AND players = ? "
+                       f"ORDER BY {', '.join(scores)} LIMIT 1", (variant, n))
+    start = db.fetchone(f"SELECT {cols}, deviation FROM {game}_compensation WHERE variant = ? AND players = ? AND "
+                        + " AND ".join(f"{c} = 0" for c in scores), (variant, n))
+    if fair is None or start is None:
+        raise NotInDatabase(f"no turn starts for {n} players in {variant}; rebuild with: {rebuild()}")
+    return Compensation(variant, n, tuple(int(x) for x in fair[:n]), tuple(float(x) for x in fair[n:2 * n]),
+                        float(fair[-1]), tuple(float(x) for x in start[n:2 * n]), float(start[-1]))
+
+
 def first(rows: list[tuple]) -> tuple | None:
     """The first row of a ``Database.read`` result, or None when it is empty."""
     return rows[0] if rows else None

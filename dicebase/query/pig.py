@@ -278,25 +278,13 @@ class Queries:
         v = self.variant(variant)
         if players is not None:
             self._block(player_count(players, PLAYER_COUNTS), v.name)
-        rows = self.db.fetchall("SELECT players, seat, p_win, advantage FROM pig_seat_wins WHERE variant = ? "
-                                "ORDER BY players, seat", (v.name,))
-        return [SeatWin(int(a), int(s), float(w), float(d)) for a, s, w, d in rows
-                if players is None or int(a) == int(players)]
+        return base.seat_wins(self.db, GAME, v.name, players)
 
     def compensation(self, players, variant: str | None = None) -> Compensation:
         """The fair compensation for ``players`` seats (pig_fair_compensation)."""
         n = player_count(players, PLAYER_COUNTS)
         b = self._block(n, variant)
-        cols = ", ".join((*layout.SCORES[:n], *layout.WINS[:n]))
-        fair = self.db.fetchone(f"SELECT {cols}, deviation FROM pig_fair_compensation WHERE variant = ? AND players = ? "
-                                f"ORDER BY {', '.join(layout.SCORES)} LIMIT 1", b.key)
-        start = self.db.fetchone(f"SELECT {cols}, deviation FROM pig_compensation WHERE variant = ? AND players = ? AND "
-                                 + " AND ".join(f"{c} = 0" for c in layout.SCORES), b.key)
-        if fair is None or start is None:
-            raise NotInDatabase(f"no turn starts for {n} players in {b.variant.name}; rebuild with: "
-                                f"{self.rebuild_command()}")
-        return Compensation(b.variant.name, n, tuple(int(x) for x in fair[:n]), tuple(float(x) for x in fair[n:2 * n]),
-                            float(fair[-1]), tuple(float(x) for x in start[n:2 * n]), float(start[-1]))
+        return base.compensation(self.db, GAME, b.variant.name, n, layout.SCORES, layout.WINS, self.rebuild_command)
 
     def policies(self, players=None, variant: str | None = None) -> list[PolicyCost]:
         """Each simple policy in each seat against the stored equilibrium (pig_policy_costs): every N built

@@ -431,25 +431,14 @@ class NPlayers:
             remedy = self.q.how_to_add(rule_set=v.name, it="them", lead="rebuild with",
                                        players=list(DEFAULT_OPTIONS["players"]))
             raise NotInDatabase(f"no N-player tables for {v.name}; {remedy}")
-        rows = self.db.fetchall("SELECT players, seat, p_win, advantage FROM rolled_ones_seat_wins WHERE variant = ? "
-                                "ORDER BY players, seat", (v.name,))
-        return [SeatWin(int(a), int(s), float(w), float(d)) for a, s, w, d in rows
-                if players is None or int(a) == int(players)]
+        return base.seat_wins(self.db, "rolled_ones", v.name, players)
 
     def compensation(self, players, variant: str | None = None) -> Compensation:
         """The fair compensation for ``players`` seats (rolled_ones_fair_compensation)."""
         n = player_count(players, PLAYER_COUNTS)
         b = self.block(n, variant)
-        cols = ", ".join((*layout.SCORES[:n], *layout.WINS[:n]))
-        fair = self.db.fetchone(f"SELECT {cols}, deviation FROM rolled_ones_fair_compensation WHERE variant = ? AND "
-                                f"players = ? ORDER BY {', '.join(layout.SCORES)} LIMIT 1", b.key)
-        start = self.db.fetchone(f"SELECT {cols}, deviation FROM rolled_ones_compensation WHERE variant = ? AND "
-                                 f"players = ? AND " + " AND ".join(f"{c} = 0" for c in layout.SCORES), b.key)
-        if fair is None or start is None:
-            raise NotInDatabase(f"no turn starts for {n} players in {b.variant}; rebuild with: "
-                                f"{self.q.rebuild_command()}")
-        return Compensation(b.variant, n, tuple(int(x) for x in fair[:n]), tuple(float(x) for x in fair[n:2 * n]),
-                            float(fair[-1]), tuple(float(x) for x in start[n:2 * n]), float(start[-1]))
+        return base.compensation(self.db, "rolled_ones", b.variant, n, layout.SCORES, layout.WINS,
+                                 self.q.rebuild_command)
 
     def policies(self, players=None, variant: str | None = None, mode: str = "equilibrium") -> list[PolicyCost]:
         """Seed 002's human policies with N players (rolled_ones_policy_costs): each policy in each seat against
