@@ -301,6 +301,9 @@ def test_four_players_cycles():
     assert sorted(kinds.values()) == [("mixed", 2)] * 6 + [("mixed", 3)] + [("pure", 0)] * 2
     assert kinds[(10, 4, 11, 0)] == ("mixed", 3)
     assert kinds[(7, 8, 11, 0)] == ("pure", 0) and kinds[(7, 8, 13, 6)] == ("pure", 0)
+    # each randomising seat's two policies differ at one decision, so its stored roll probability is the
+    # lottery between them and replaying it gives the stored values back (_check_equilibrium)
+    assert all(len(states) == 1 for m in sol.mixed for _, states, _ in m["randomising"])
     for s in kinds:
         _check_equilibrium(sol, s)
 
