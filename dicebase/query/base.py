@@ -171,6 +171,29 @@ def compensation(db, game: str, variant: str, players: int, scores: tuple[str, .
                         float(fair[-1]), tuple(float(x) for x in start[n:2 * n]), float(start[-1]))
 
 
+def cycle(db, game: str, block: tuple[str, int], scores: tuple[int, ...], columns: tuple[str, ...],
+          mixing: dict[str, str]) -> dict | None:
+    """The stored equilibrium's record of a cycle tuple in ``<game>_cycle_tuples`` (None: not one), with the
+    mixing probabilities of ``<game>_mixing``: block (variant, players), ``columns`` every seat's score column
+    (0 beyond the block's seats), ``mixing`` each mixing key column -> its name in the record (then ``p_roll``)."""
+    padded = (*scores, *([0] * (len(columns) - len(scores))))
+    where = "variant = ? AND players = ? AND " + " AND ".join(f"{c} = ?" for c in columns)
+    row = db.read(f"SELECT kind, randomising_seats, cycle_length, residual FROM {game}_cycle_tuples WHERE {where}",
+                  (*block, *padded))
+    if not row:
+        return None
+    kind, _seats, length, residual = row[0]
+    keys = ", ".join(mixing)
+    rows = db.read(f"SELECT {keys}, p_roll FROM {game}_mixing WHERE {where} ORDER BY {keys}", (*block, *padded))
+    return {"kind": kind,
+            "randomising": [{**{name: int(x) for name, x in zip(mixing.values(), r)}, "p_roll": float(r[-1])}
+                            for r in rows],
+            "cycle_length": int(length), "residual": float(residual),
+            "note": ("best responses cycle in this score tuple: no pure equilibrium among them, the stored one is "
+                     "mixed (the seats listed roll with the probability given)" if kind == "mixed" else
+                     "best responses cycle in this score tuple: the stored pure equilibrium was selected by search")}
+
+
 def first(rows: list[tuple]) -> tuple | None:
     """The first row of a ``Database.read`` result, or None when it is empty."""
     return rows[0] if rows else None

@@ -25,7 +25,7 @@ from dicebase.query.base import (
 from dicebase.query.blocks import Blocks
 from dicebase.query.metadata import has_relation
 from dicebase.rules import pig_turn
-from dicebase.rules.pig import DEFAULT_OPTIONS, MAX_PLAYERS, PLAYER_COUNTS, POLICIES, Rules, reachable
+from dicebase.rules.pig import DEFAULT_OPTIONS, PLAYER_COUNTS, POLICIES, Rules, reachable
 
 GAME = "pig"
 
@@ -186,20 +186,7 @@ class Queries:
         """The stored equilibrium's record of a cycle tuple (None: not one)."""
         if not b.cycle_tuples:
             return None
-        padded = (*scores, *([0] * (MAX_PLAYERS - len(scores))))
-        where = "variant = ? AND players = ? AND " + " AND ".join(f"{c} = ?" for c in layout.SCORES)
-        row = self.db.read(f"SELECT kind, randomising_seats, cycle_length, residual FROM pig_cycle_tuples WHERE {where}",
-                           (*b.key, *padded))
-        if not row:
-            return None
-        kind, _seats, length, residual = row[0]
-        mixing = self.db.read(f"SELECT seat, k, p_roll FROM pig_mixing WHERE {where} ORDER BY seat, k", (*b.key, *padded))
-        return {"kind": kind,
-                "randomising": [{"seat": int(s), "turn_total": int(k), "p_roll": float(p)} for s, k, p in mixing],
-                "cycle_length": int(length), "residual": float(residual),
-                "note": ("best responses cycle in this score tuple: no pure equilibrium among them, the stored one is "
-                         "mixed (the seats listed roll with the probability given)" if kind == "mixed" else
-                         "best responses cycle in this score tuple: the stored pure equilibrium was selected by search")}
+        return base.cycle(self.db, GAME, b.key, scores, layout.SCORES, {"seat": "seat", "k": "turn_total"})
 
     # -- the lookup --------------------------------------------------------------------------
     def best(self, *state, variant: str | None = None) -> PigState:

@@ -35,7 +35,7 @@ from dicebase.query.base import (
 from dicebase.query.blocks import Found
 from dicebase.query.metadata import has_relation
 from dicebase.rules.rolled_ones import (
-    DEFAULT_OPTIONS, MAX_PLAYERS, PLAYER_COUNTS, POLICY_MODES, Rules, final_totals, reachable_turns,
+    DEFAULT_OPTIONS, PLAYER_COUNTS, POLICY_MODES, Rules, final_totals, reachable_turns,
 )
 from dicebase.rules.rolled_ones_turn import (
     Grid, final_start, final_turn, first_passage_from_zero, outcome_grids, play_turn,
@@ -215,25 +215,8 @@ class NPlayers:
         """The stored equilibrium's record of a cycle tuple (None: not one)."""
         if not b.cycle_tuples:
             return None
-        padded = (*scores, *([0] * (MAX_PLAYERS - len(scores))))
-        where = "variant = ? AND players = ? AND " + " AND ".join(f"{c} = ?" for c in layout.SCORES)
-        row = self.db.read(f"SELECT kind, randomising_seats, cycle_length, residual FROM rolled_ones_cycle_tuples "
-                           f"WHERE {where}", (*b.key, *padded))
-        if not row:
-            return None
-        kind, seats, length, residual = row[0]
-        mixing = self.db.read(f"SELECT seat, k, o, p_roll FROM rolled_ones_mixing WHERE {where} ORDER BY seat, k, o",
-                              (*b.key, *padded))
-        return {
-            "kind": kind,
-            "randomising": [{"seat": int(s), "turn_total": int(k), "ones": int(o), "p_roll": float(p)}
-                            for s, k, o, p in mixing],
-            "cycle_length": int(length),
-            "residual": float(residual),
-            "note": ("best responses cycle in this score tuple: no pure equilibrium among them, the stored one is "
-                     "mixed (the seats listed roll with the probability given)" if kind == "mixed" else
-                     "best responses cycle in this score tuple: the stored pure equilibrium was selected by search"),
-        }
+        return base.cycle(self.db, "rolled_ones", b.key, scores, layout.SCORES,
+                          {"seat": "seat", "k": "turn_total", "o": "ones"})
 
     # -- the final round ----------------------------------------------------------------------
     def phi(self, b: Block, j: int, X: int, later: tuple[int, ...], cache: dict) -> list[float]:
