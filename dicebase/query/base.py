@@ -145,6 +145,23 @@ class Compensation:
                 "uncompensated_deviation": self.uncompensated_deviation}
 
 
+def built_block(built: dict, name: str, players: int, counts: tuple[int, ...], option: str, how_to_add):
+    """``built[(name, players)]``, the block of an N-player game's rule set ``name`` that a lookup reads: one
+    line for more players than the game has (``option``: its build option), NotInDatabase naming what is built
+    and the build that adds them (``how_to_add``: the game's remedy, :func:`how_to_add`'s keywords) otherwise."""
+    from dicebase.errors import too_many_players
+
+    if players not in counts:  # the tables have the rules' seats: no build adds more
+        raise too_many_players(players, counts, option)
+    got = built.get((name, players))
+    if got is None:
+        have = sorted(n for other, n in built if other == name)
+        remedy = how_to_add(rule_set=name, it="them", lead="rebuild with", players=sorted({*have, players}))
+        raise NotInDatabase(f"{players} players are not built for {name} "
+                            f"(built: {', '.join(map(str, have)) or 'none'}); {remedy}")
+    return got
+
+
 def seat_wins(db, game: str, variant: str, players: int | None = None) -> list[SeatWin]:
     """The rows of ``<game>_seat_wins`` (:func:`dicebase.schema.base.seat_views`) of ``variant``: every N built,
     or ``players``."""

@@ -15,7 +15,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import cached_property, partial
 
-from dicebase.errors import too_many_players
 from dicebase.layout import pig as layout
 from dicebase.query import base
 from dicebase.query.base import (
@@ -151,16 +150,8 @@ class Queries:
 
     def _block(self, players: int, variant: str | None) -> Block:
         """The block of ``players`` seats of the rule set; NotInDatabase with the rebuild command if not built."""
-        v = self.variant(variant)
-        if players not in PLAYER_COUNTS:
-            raise too_many_players(players, PLAYER_COUNTS, "pig.players")
-        got = self.built.get((v.name, players))
-        if got is None:
-            counts = sorted({n for name, n in self.built if name == v.name} | {players})
-            have = ", ".join(str(n) for name, n in sorted(self.built) if name == v.name) or "none"
-            raise NotInDatabase(f"{players} players are not built for {v.name} (built: {have}); "
-                                f"{self.how_to_add(rule_set=v.name, it='them', lead='rebuild with', players=counts)}")
-        return got
+        return base.built_block(self.built, self.variant(variant).name, players, PLAYER_COUNTS, "pig.players",
+                                self.how_to_add)
 
     def rebuild_command(self) -> str:
         """The command that rebuilds Pig into this file (the user's ``--db``) as it was built."""

@@ -26,7 +26,6 @@ import math
 from dataclasses import dataclass, field, replace
 from functools import cached_property, partial
 
-from dicebase.errors import too_many_players
 from dicebase.layout import rolled_ones as layout
 from dicebase.query import base
 from dicebase.query.base import (
@@ -160,17 +159,8 @@ class NPlayers:
 
     def block(self, players: int, variant: str | None) -> Block:
         """The block of ``players`` seats of the variant; NotInDatabase with the rebuild command if not built."""
-        v = self.q.variant(variant)
-        if players not in PLAYER_COUNTS:  # the tables have MAX_PLAYERS seats: no build adds more
-            raise too_many_players(players, PLAYER_COUNTS, "rolled-ones.players")
-        got = self.built.get((v.name, players))
-        if got is None:
-            counts = sorted({n for name, n in self.built if name == v.name} | {players})
-            have = ", ".join(str(n) for _name, n in sorted(self.built) if _name == v.name) or "none"
-            raise NotInDatabase(
-                f"{players} players are not built for {v.name} (built: {have}); "
-                f"{self.q.how_to_add(rule_set=v.name, it='them', lead='rebuild with', players=counts)}")
-        return got
+        return base.built_block(self.built, self.q.variant(variant).name, players, PLAYER_COUNTS,
+                                "rolled-ones.players", self.q.how_to_add)
 
     # -- reads --------------------------------------------------------------------------------
     def _found(self, table, b: Block, size) -> Found | None:
