@@ -295,11 +295,11 @@ def test_rolled_ones_positions_are_the_rows_the_build_wrote(rolled_two_variants)
                    for rowid, name, *key in rows)
         for v in variants.values():  # player 2 more than one roll past the goal: not stored, no position
             assert layout.position(v.rules, 2, v.goal - 1, 0, v.turn_total_bound, 0) is None
-        # hold()'s positions over arrays of keys (dicebase/query/held.py, from the layout's tables) are the
+        # hold()'s positions over arrays of keys (dicebase/query/rolled_ones.py, from the layout's tables) are the
         # layout's, for every stored state and for keys it does not store (-1)
         import numpy as np
 
-        from dicebase.query.held import rolled_ones_positions
+        from dicebase.query.rolled_ones import held_positions as rolled_ones_positions
 
         for name, v in variants.items():
             keys = [tuple(key) for _rowid, n, *key in rows if n == name]

@@ -433,7 +433,7 @@ class Queries:
             found = self._found(v)
             if found is not None:
                 self.blocks.hold(layout.STATES, (name,), lambda v=v, found=found: held_module.load_rows(
-                    self.db.fetch_arrays, STATES, found.base, found.size, keys, values, _held_positions(v.rules),
+                    self.db.fetch_arrays, STATES, found.base, found.size, keys, values, held_positions(v.rules),
                     stop=stop or (lambda: False)))
         return held_bytes(self.db, STATES)
 
@@ -541,7 +541,7 @@ def _examples(v: Variant, o: int) -> str:
     return f"{head}, ..." if len(ks) > 8 else head
 
 
-def _held_positions(rules):
+def held_positions(rules):
     """:func:`dicebase.layout.rolled_ones.position` over numpy arrays of keys (p, i, j, k, o), from
     the layout's tables (:func:`~dicebase.layout.rolled_ones.position_tables`): each key's offset
     in its variant's block as the build writes it, -1 for a state it does not store."""
