@@ -347,3 +347,18 @@ def emit_seats(answer, fmt: str, mix: Callable[[dict], str]) -> None:
     if fmt == "table" and cycle is not None:
         mixes = ", ".join(mix(m) for m in cycle["randomising"]) or "no seat randomises"
         click.echo(f"cycle tuple: {cycle['note']}; {mixes}")
+
+
+def emit_compensation(answer, fmt: str) -> None:
+    """An N-player fair compensation (``query.base.Compensation``): one JSON document, or one row per seat (its
+    start, its chance with and without it) and, in a table, the largest deviation from an even share."""
+    doc = answer.as_dict()
+    if fmt == "json":
+        emit(doc, fmt)
+        return
+    rows = [{"seat": n + 1, "start": doc["scores"][n], "p_win": doc["p_wins"][n],
+             "p_win_uncompensated": doc["uncompensated_p_wins"][n]} for n in range(answer.players)]
+    emit(rows, fmt)
+    if fmt == "table":
+        click.echo(f"largest |p_win - 1/{answer.players}|: {answer.deviation:.6f} with these starting points, "
+                   f"{answer.uncompensated_deviation:.6f} without")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from dicebase.cli.common import WholeNumbers, emit, emit_seats, output_option, resolve_format
+from dicebase.cli.common import WholeNumbers, emit, emit_compensation, emit_seats, output_option, resolve_format
 from dicebase.present import db_option, open_db
 from dicebase.rules.rolled_ones import POLICY_MODES
 
@@ -294,17 +294,7 @@ def compensation(players, variant, db_path, fmt, as_json):
     """
     fmt = resolve_format(fmt, as_json)
     with open_db(db_path) as db:
-        answer = db.rolled_ones.compensation(players, variant=variant)
-    doc = answer.as_dict()
-    if fmt == "json":
-        emit(doc, fmt)
-        return
-    rows = [{"seat": n + 1, "start": doc["scores"][n], "p_win": doc["p_wins"][n],
-             "p_win_uncompensated": doc["uncompensated_p_wins"][n]} for n in range(answer.players)]
-    emit(rows, fmt)
-    if fmt == "table":
-        click.echo(f"largest |p_win - 1/{answer.players}|: {answer.deviation:.6f} with these starting points, "
-                   f"{answer.uncompensated_deviation:.6f} without")
+        emit_compensation(db.rolled_ones.compensation(players, variant=variant), fmt)
 
 
 

@@ -40,3 +40,26 @@ class Table:
     def where_row(self) -> str:
         """SQL condition selecting one row of one block (block values, then the row key)."""
         return " AND ".join(f"{column} = ?" for column in (*self.block, *self.key))
+
+
+# -- the N-player games' turn starts: one row per (seat to move, score tuple) --------------------------------
+def tuple_index(goal: int, scores) -> int:
+    """Index of a score tuple in base ``goal`` (scores in the game's units), seat 1 the most significant
+    digit: the solvers' (``dicebase.builder.equilibrium.tuple_strides``)."""
+    idx = 0
+    for s in scores:
+        idx = idx * goal + s
+    return idx
+
+
+def start_rows(goal: int, players: int) -> int:
+    """Rows of a (rule set, players) block of turn starts: ``players * goal^players``."""
+    return players * goal**players
+
+
+def start_position(goal: int, players: int, seat: int, *scores: int) -> int | None:
+    """Position of the turn start (seat to move, scores in units) in its block: seat-major, then the tuple
+    index (None: not a stored key)."""
+    if not 1 <= seat <= players or len(scores) != players or not all(0 <= s < goal for s in scores):
+        return None
+    return (seat - 1) * goal**players + tuple_index(goal, scores)

@@ -9,7 +9,7 @@ and :mod:`dicebase.rules` only.
 
 from __future__ import annotations
 
-from dicebase.layout import Table
+from dicebase.layout import Table, start_position, start_rows, tuple_index  # noqa: F401  (this game's, shared)
 from dicebase.rules.pig import MAX_PLAYERS
 
 #: One score column and one win column per seat, for up to MAX_PLAYERS seats (0 beyond ``players``).
@@ -23,22 +23,3 @@ def starts_table(players: int) -> Table:
     """``pig_turn_starts`` for ``players`` seats: block (variant, players), key (seat, score1..score_players)."""
     return Table(TURN_STARTS, ("variant", "players"), ("seat", *SCORES[:players]))
 
-
-def tuple_index(goal: int, scores) -> int:
-    """Index of a score tuple in base ``goal``, seat 1 the most significant digit (the solver's)."""
-    idx = 0
-    for s in scores:
-        idx = idx * goal + s
-    return idx
-
-
-def start_rows(goal: int, players: int) -> int:
-    """Rows of a (variant, players) block: ``players * goal^players``."""
-    return players * goal**players
-
-
-def start_position(goal: int, players: int, seat: int, *scores: int) -> int | None:
-    """Position of the turn start (seat to move, scores) in its block (None: not a stored key)."""
-    if not 1 <= seat <= players or len(scores) != players or not all(0 <= s < goal for s in scores):
-        return None
-    return (seat - 1) * goal**players + tuple_index(goal, scores)

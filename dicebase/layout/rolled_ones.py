@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from dicebase.layout import Table
+from dicebase.layout import Table, start_position, start_rows, tuple_index  # noqa: F401  (this game's, shared)
 from dicebase.rules.rolled_ones import MAX_PLAYERS, Rules, final_totals, reachable_turns
 
 STATES = Table("rolled_ones_states", ("variant",), ("p", "i", "j", "k", "o"))
@@ -105,26 +105,6 @@ def finals_table(players: int) -> Table:
     what the row depends on), total, ones)."""
     return Table(FINAL_TURNS, ("variant", "players"), ("seat", *SCORES[:players], "total", "ones"))
 
-
-def tuple_index(goal: int, scores) -> int:
-    """Index of a score tuple in base ``goal``, seat 1 the most significant digit (the solver's)."""
-    idx = 0
-    for s in scores:
-        idx = idx * goal + s
-    return idx
-
-
-def start_rows(goal: int, players: int) -> int:
-    """Rows of a (variant, players) block of ``rolled_ones_turn_starts``: ``players * goal^players``."""
-    return players * goal**players
-
-
-def start_position(goal: int, players: int, seat: int, *scores: int) -> int | None:
-    """Position of the turn start (seat to move, scores) in its block: seat-major, then the tuple
-    index (None: not a stored key)."""
-    if not 1 <= seat <= players or len(scores) != players or not all(0 <= s < goal for s in scores):
-        return None
-    return (seat - 1) * goal**players + tuple_index(goal, scores)
 
 
 def final_layout(rules: Rules, players: int, cap: int) -> tuple[tuple[int, ...], tuple[int, ...], int]:

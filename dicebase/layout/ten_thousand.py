@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import re
 
-from dicebase.layout import Table
+from dicebase.layout import Table, start_position, start_rows, tuple_index
 from dicebase.rules.ten_thousand import FACES
 
 DUEL = Table("ten_thousand_duel", ("rules", "goal"), ("score", "opponent", "turn_total", "dice", "triple"))
@@ -217,27 +217,16 @@ NP_FINAL = Table(NP_FINAL_ROUND, NP_BLOCK, ("later", "gap2", "gap3", "deficit"))
 NP_ROLL_GROUPS = Table("ten_thousand_roll_groups", ("rules",), ("dice", "triple", "roll_group", "keep"))
 
 
-def np_start_rows(G: int, players: int) -> int:
-    """Rows of a block of ``ten_thousand_turn_starts``: ``players * G^players`` (G = goal // unit)."""
-    return players * G**players
-
-
-def np_tuple_index(G: int, units) -> int:
-    """Index of a score tuple (units) in base ``G``, seat 1 the most significant digit (the solver's)."""
-    idx = 0
-    for s in units:
-        idx = idx * G + s
-    return idx
+#: Rows of a block of ``ten_thousand_turn_starts`` (``G = goal // unit``) and a tuple's index (units): the shared ones.
+np_start_rows, np_tuple_index = start_rows, tuple_index
 
 
 def np_start_position(unit: int, G: int, players: int, seat: int, *scores: int) -> int | None:
     """Position of the turn start (seat to move, scores in points) in its block: seat-major, then the
     tuple index (None: not a stored key)."""
-    if not 1 <= seat <= players or len(scores) != players:
+    if any(s % unit for s in scores):
         return None
-    if any(s % unit or not 0 <= s < G * unit for s in scores):
-        return None
-    return (seat - 1) * G**players + np_tuple_index(G, [s // unit for s in scores])
+    return start_position(G, players, seat, *(s // unit for s in scores))
 
 
 def np_final_sizes(G: int, players: int, deficits: tuple[int, ...]) -> tuple[tuple[int, ...], int]:
