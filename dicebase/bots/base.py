@@ -30,7 +30,7 @@ def solve_cycles(a: list[np.ndarray], b: list[np.ndarray]) -> list[np.ndarray]:
     """The turn starts of every tuple of a level, each seat's turn written ``V_m = a_m + b_m V_{m+1}``
     (``a_m`` [tuples, N]: the lineup's win vector when the turn passes on by a score; ``b_m`` [tuples]: its
     chance to end with nothing, the same tuple to the next seat), seats in order, wrapping: ``V_0`` in
-    closed form, then ``V_{N-1} .. V_1`` (the vectorised :func:`dicebase.builder.equilibrium_kernels.solve_cycle`)."""
+    closed form, then ``V_{N-1} .. V_1`` (the vectorised :func:`dicebase.numeric.cycle.solve_cycle`)."""
     N = len(a)
     acc, prod = np.zeros_like(a[0]), np.ones(len(b[0]))
     for m in range(N):

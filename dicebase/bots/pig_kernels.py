@@ -2,7 +2,7 @@
 
 Every decision and every turn's value comes from the one definition of Pig's turn,
 :func:`dicebase.rules.pig_turn.turn` (the solver compiles it, the lookups run it as Python), and the simple
-policies from :func:`dicebase.rules.pig_turn.policy_rolls`, both compiled here.  Arrays: ``opt[idx, m, e]`` seat
+policies from :func:`dicebase.rules.pig_turn.policy_rolls`, both compiled once in :mod:`dicebase.numeric.pig_turn`.  Arrays: ``opt[idx, m, e]`` seat
 ``e``'s stored win probability at seat ``m``'s turn start at tuple ``idx = sum_m s_m stride_m``
 (``stride_m = G^(N-1-m)``, seat 1 the most significant digit, as :mod:`dicebase.layout.pig` stores them).
 A bot is ``(kind, param)``: :data:`OPTIMAL` (the stored equilibrium) or a simple policy's kind.
@@ -13,15 +13,12 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from dicebase.rules import pig_turn
+from dicebase.numeric.cycle import solve_cycle
+from dicebase.numeric.pig_turn import policy_rolls, stored_mix, turn
 
 #: The ``optimal`` bot's kind: the stored equilibrium's decisions (the simple policies' kinds are
 #: pig_turn.HOLD_AT and pig_turn.TURNS).
 OPTIMAL = -1
-
-turn = njit(cache=True)(pig_turn.turn)
-policy_rolls = njit(cache=True)(pig_turn.policy_rolls)
-
 
 @njit(cache=True)
 def decisions(idx, m, N, G, stride, kind, param, opt, tol, p_face, p_bust, gains, mix_keys, mix_q,
@@ -42,11 +39,7 @@ def decisions(idx, m, N, G, stride, kind, param, opt, tol, p_face, p_bust, gains
     for k in range(1, room):
         for e in range(N):
             H[k, e] = opt[idx + k * stride[m], nxt, e]
-    key = idx * N + m
-    i = np.searchsorted(mix_keys, key)
-    stored = i < mix_keys.shape[0] and mix_keys[i] == key
-    for k in range(G):
-        mix[k] = mix_q[i, k] if stored else -1.0
+    stored_mix(idx * N + m, mix_keys, mix_q, G, mix)
     turn(m, N, room, 0, opt[idx, nxt, m], tol, p_face, p_bust, gains, H, mix, rv, A, c, dec, ivl)
     return room
 
@@ -84,19 +77,7 @@ def lineup_starts(N, G, stride, kinds, params, opt, tol, p_face, p_bust, gains, 
             for e in range(N):
                 SA[m, e] = A[0, e]
             Sc[m] = c[0]
-        # V_m = SA_m + Sc_m V_{m+1} around the cycle: V_0 in closed form, then V_{N-1} .. V_1
-        prod = 1.0
-        for e in range(N):
-            V[idx, 0, e] = 0.0
-        for m in range(N):
-            for e in range(N):
-                V[idx, 0, e] += prod * SA[m, e]
-            prod *= Sc[m]
-        for e in range(N):
-            V[idx, 0, e] /= 1.0 - prod
-        for m in range(N - 1, 0, -1):
-            for e in range(N):
-                V[idx, m, e] = SA[m, e] + Sc[m] * V[idx, (m + 1) % N, e]
+        solve_cycle(N, SA, Sc, V[idx])  # V_m = SA_m + Sc_m V_{m+1} around the cycle, exactly
     return V
 
 

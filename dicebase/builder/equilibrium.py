@@ -18,7 +18,7 @@ next seat's turn start (what a bust leaves)::
     T_m = A_m + c_m T_{m+1}                 (T_N = T_0; A_m a win vector, c_m the bust chance)
     T_0 = (sum_i (prod_{l<i} c_l) A_i) / (1 - prod_l c_l),   then T_{N-1} .. T_1
 
-(:func:`cycle_values`, the kernel :func:`.equilibrium_kernels.solve_cycle`).  Seat ``m``'s
+(:func:`cycle_values`, the kernel :func:`dicebase.numeric.cycle.solve_cycle`).  Seat ``m``'s
 greedy policy depends on one number, its own entry of what a bust leaves it:
 ``beta_m = T_{m+1}[m]``.  Policy iteration (in each game's kernel): every seat's best response
 at the current ``beta`` (with the interval of ``beta`` that keeps it), the exact cycle solve, new

@@ -16,32 +16,14 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from dicebase.numeric.cycle import solve_cycle  # noqa: F401  (the games' kernels import it from here)
+
 #: status codes of a tuple solve
 CONVERGED = 0
 CYCLE = 1
 NO_CONVERGENCE = 2
 #: :func:`end_round`: neither converged nor cycling, policy iteration goes on
 GOING = -1
-
-
-@njit(cache=True)
-def solve_cycle(N, SA, Sc, T):
-    """The turn starts of one tuple: ``T[m] = SA[m] + Sc[m] * T[m + 1]`` (``T[N] = T[0]``), exactly.
-
-    ``T[0] = (sum_i (prod_{l < i} Sc[l]) SA[i]) / (1 - prod Sc)``, then ``T[N-1] .. T[1]``.
-    """
-    num = np.zeros(N)
-    prod = 1.0
-    for i in range(N):
-        for e in range(N):
-            num[e] += prod * SA[i, e]
-        prod *= Sc[i]
-    for e in range(N):
-        T[0, e] = num[e] / (1.0 - prod)
-    for m in range(N - 1, 0, -1):
-        nxt = (m + 1) % N
-        for e in range(N):
-            T[m, e] = SA[m, e] + Sc[m] * T[nxt, e]
 
 
 @njit(cache=True)

@@ -17,11 +17,7 @@ from numba import njit, prange
 from dicebase.builder.equilibrium_kernels import (  # noqa: F401  (the status codes: re-exported)
     CONVERGED, CYCLE, GOING, NO_CONVERGENCE, end_round, initial_beta, record_start, solve_cycle,
 )
-from dicebase.rules import pig_turn
-
-#: The turn, compiled (one definition: dicebase.rules.pig_turn).
-turn = njit(cache=True)(pig_turn.turn)
-policy_rolls = njit(cache=True)(pig_turn.policy_rolls)
+from dicebase.numeric.pig_turn import policy_rolls, stored_mix, turn  # the one definition, compiled once
 
 
 @njit(cache=True)
@@ -97,19 +93,6 @@ def solve_tuples(tuples, N, G, tol, maxit, stride, p_face, p_bust, gains, start,
     Wk = max(1, min(workers, tuples.shape[0]))
     for w in prange(Wk):
         solve_piece(w, Wk, tuples, N, G, tol, maxit, stride, p_face, p_bust, gains, start, out, status, evals)
-
-
-@njit(cache=True)
-def stored_mix(key, mix_keys, mix_q, G, mix):
-    """``mix[k]``: the stored roll probabilities of a randomising seat (``key = idx * N + m`` in the
-    sorted ``mix_keys``; its row ``mix_q[i, :]``), else -1 everywhere (a best response)."""
-    i = np.searchsorted(mix_keys, key)
-    if i < mix_keys.shape[0] and mix_keys[i] == key:
-        for k in range(G):
-            mix[k] = mix_q[i, k]
-    else:
-        for k in range(G):
-            mix[k] = -1.0
 
 
 @njit(cache=True)
