@@ -2,8 +2,8 @@
 
 Every decision and every turn's value comes from the one definition of Pig's turn,
 :func:`dicebase.rules.pig_turn.turn` (the solver compiles it, the lookups run it as Python), and the simple
-policies from :func:`dicebase.rules.pig_turn.policy_rolls`, both compiled once in :mod:`dicebase.numeric.pig_turn`.  Arrays: ``opt[idx, m, e]`` seat
-``e``'s stored win probability at seat ``m``'s turn start at tuple ``idx = sum_m s_m stride_m``
+policies from :func:`dicebase.rules.pig_turn.policy_rolls`, both compiled once in
+:mod:`dicebase.numeric.pig_turn`.  Arrays: ``opt[idx, m, e]`` seat ``e``'s stored win probability at seat ``m``'s turn start at tuple ``idx = sum_m s_m stride_m``
 (``stride_m = G^(N-1-m)``, seat 1 the most significant digit, as :mod:`dicebase.layout.pig` stores them).
 A bot is ``(kind, param)``: :data:`OPTIMAL` (the stored equilibrium) or a simple policy's kind.
 """

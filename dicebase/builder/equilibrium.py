@@ -124,6 +124,20 @@ def cycle_record(idx, scores, kind, randomising, worst, cycle_length) -> dict:
 Turn = Callable[[int, float], tuple]
 
 
+def resolve_unconverged(status: np.ndarray, values: np.ndarray, resolve: Callable[[int], tuple]) -> list[dict]:
+    """The tuples of a chunk whose policy iteration stopped without converging (``status`` not
+    ``CONVERGED``), each resolved by ``resolve(t) -> (record, values)`` (the game's :func:`resolve_cycle`):
+    ``values[t]`` becomes the resolved values and ``status[t]`` 1; returns the records in tuple order."""
+    from dicebase.builder.equilibrium_kernels import CONVERGED
+
+    records = []
+    for t in np.flatnonzero(status != CONVERGED):
+        record, values[t] = resolve(int(t))
+        records.append(record)
+        status[t] = 1
+    return records
+
+
 def resolve_cycle(turn: Turn, start: np.ndarray, idx: int, G: int, strides: np.ndarray, *,
                   max_iterations: int, selection: str, describe_mixing: Callable,
                   fixed_point_unchecked: bool = False, distinct_sweep: bool = False,

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from dicebase.builder.equilibrium import (
-    EQUILIBRIUM_TOLERANCE, MAX_ITERATIONS, resolve_cycle, score_sum_levels, tuple_strides,
+    EQUILIBRIUM_TOLERANCE, MAX_ITERATIONS, resolve_cycle, resolve_unconverged, score_sum_levels, tuple_strides,
 )
 from dicebase.rules.pig import TIE_TOLERANCE, Rules
 
@@ -81,12 +81,7 @@ def solve_tuples(inputs: LevelInputs, tuples: np.ndarray, workers: int | None = 
         kern.solve_tuples(*args, workers or get_num_threads())
     elif n:  # a small level: one thread, no pool to wake (the same operations per tuple: the same bits)
         kern.solve_piece(0, 1, *args)
-    mixed = []
-    for t in np.flatnonzero(status != kern.CONVERGED):
-        record, vals = resolve(inputs, int(tuples[t]))
-        values[t] = vals
-        mixed.append(record)
-        status[t] = 1
+    mixed = resolve_unconverged(status, values, lambda t: resolve(inputs, int(tuples[t])))
     return ChunkResult(tuples, values, status, evals, mixed)
 
 

@@ -76,7 +76,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from dicebase.builder.equilibrium import (  # noqa: F401  (MAX_ITERATIONS: re-exported)
-    EQUILIBRIUM_TOLERANCE, MAX_ITERATIONS, resolve_cycle, score_sum_levels,
+    EQUILIBRIUM_TOLERANCE, MAX_ITERATIONS, resolve_cycle, resolve_unconverged, score_sum_levels,
 )
 from dicebase.builder.rolled_ones.nplayer_final import Finals, final_start, solve_finals  # noqa: F401  (re-exported)
 from dicebase.builder.rolled_ones.nplayer_lookups import final_turn_values, turn_values  # noqa: F401  (re-exported)
@@ -147,12 +147,7 @@ def solve_tuples(inputs: LevelInputs, tuples: np.ndarray, workers: int | None = 
                           spec.max_iterations, spec.strides(), inputs.reach, o.p, o.gain, o.o_next, o.n, o.p_end,
                           inputs.start, f.flat, f.offsets, f.rows, values, status, evals,
                           workers or get_num_threads())
-    mixed = []
-    for t in np.flatnonzero(status != kern.CONVERGED):
-        record, vals = _resolve_cycle(inputs, int(tuples[t]))
-        values[t] = vals
-        mixed.append(record)
-        status[t] = 1
+    mixed = resolve_unconverged(status, values, lambda t: _resolve_cycle(inputs, int(tuples[t])))
     return ChunkResult(tuples, values, status, evals, mixed)
 
 

@@ -50,7 +50,7 @@ from dicebase.builder.rolled_ones.evaluate import tail_length
 from dicebase.builder.rolled_ones.nplayer import LevelInputs, Solution, level_tuples, solve
 from dicebase.builder.rolled_ones.nplayer_final import Finals, solve_finals
 from dicebase.builder.rolled_ones.nplayer_spec import Spec, first_passage, outcomes, reach_mask
-from dicebase.builder.equilibrium import resolve_cycle
+from dicebase.builder.equilibrium import resolve_cycle, resolve_unconverged
 from dicebase.rules.rolled_ones import POLICY_MODES, TIE_TOLERANCE, Rules
 from dicebase.numeric.rolled_ones_policies import POLICIES, human_decisions, policy_role
 
@@ -112,10 +112,7 @@ def solve_fixed(rules: Rules, players: int, policy: str | Callable, seat: int, *
                           tie_tolerance, spec.max_iterations, spec.strides(), reach, out.p, out.gain, out.o_next,
                           out.n, out.p_end, start, finals.flat, finals.offsets, finals.rows, values, status, evals,
                           workers)
-        for t in np.flatnonzero(status != kern.CONVERGED):
-            record, vals = _resolve(inputs, int(level[t]), seat, hdec, KH)
-            values[t] = vals
-            mixed.append(record)
+        mixed += resolve_unconverged(status, values, lambda t: _resolve(inputs, int(level[t]), seat, hdec, KH))
         start[level] = values
         evaluations += int(evals.sum())
     stats = {

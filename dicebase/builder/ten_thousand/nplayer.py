@@ -73,7 +73,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from dicebase.builder.equilibrium import EQUILIBRIUM_TOLERANCE, MAX_ITERATIONS, resolve_cycle, score_sum_levels
+from dicebase.builder.equilibrium import (
+    EQUILIBRIUM_TOLERANCE, MAX_ITERATIONS, resolve_cycle, resolve_unconverged, score_sum_levels,
+)
 from dicebase.rules.ten_thousand import RuleSet
 
 from .nplayer_final import Finals, final_start, solve_finals  # noqa: F401  (re-exported)
@@ -163,12 +165,7 @@ def solve_tuples(inputs: LevelInputs, tuples: np.ndarray, workers: int | None = 
                           mv.sg, mv.gp, mv.go, mv.op, mv.ost, mv.pf, mv.max_pts, f.pexc, spec.pf_min,
                           spec.bound_scale, z["tcap"], inputs.start, f.phi, f.offsets, values, kmax, status, evals,
                           proven, workers or get_num_threads())
-    mixed = []
-    for t in np.flatnonzero(status != kern.CONVERGED):
-        record, vals = _resolve_cycle(inputs, int(reps[t]), kmax[t])
-        values[t] = vals
-        mixed.append(record)
-        status[t] = 1
+    mixed = resolve_unconverged(status, values, lambda t: _resolve_cycle(inputs, int(reps[t]), kmax[t]))
     ar = np.arange(N)
     out_v = np.empty((len(tuples), N, N))
     out_k = np.empty((len(tuples), N), dtype=np.int64)
