@@ -8,15 +8,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from dicebase.builder.nplayer_tables import write_cycles, write_turn_starts
 from dicebase.builder.pig import solver
 from dicebase.layout import pig as layout
 from dicebase.rules.pig import (  # noqa: F401  (DEFAULT/TEST_OPTIONS, validate_options: the builder contract)
     DEFAULT_OPTIONS, MAX_PLAYERS, POLICIES, RULES_TEXT, TEST_OPTIONS, Rules, player_counts, validate_options,
     variants, words,
 )
-
-#: Rows per append of the turn starts (bounded memory for the large blocks).
-CHUNK_ROWS = 1_000_000
 
 
 def build(ctx, options: dict) -> None:
@@ -77,42 +75,10 @@ def write(ctx, name: str, sol: solver.Solution) -> None:
         "description": np.array([RULES_TEXT.format(players=N, words=" ".join(words(sol.rules)),
                                                    tie=f"{st['tie_tolerance']:g}")], dtype=object),
     })
-    T = G**N
-    rows = 0
-    for m in range(N):
-        for a in range(0, T, CHUNK_ROWS):
-            idx = np.arange(a, min(a + CHUNK_ROWS, T), dtype=np.int64)
-            cols = {"variant": name, "players": N, "seat": np.full(len(idx), m + 1, dtype=np.int64)}
-            for n in range(MAX_PLAYERS):
-                cols[layout.SCORES[n]] = (idx // G ** (N - 1 - n)) % G if n < N else 0
-                cols[layout.WINS[n]] = sol.start[idx, m, n] if n < N else 0.0
-            ctx.write(layout.TURN_STARTS, cols)
-            rows += len(idx)
+    block = {"variant": name, "players": N}
+    rows = write_turn_starts(ctx, layout.TURN_STARTS, block, sol.start, G, layout.SCORES, layout.WINS)
     assert rows == layout.start_rows(G, N), (name, N, rows)
-
-    recs = sorted(sol.mixed, key=lambda rec: rec["scores"])
-    if recs:
-        cols = {"variant": name, "players": N,
-                "kind": np.array([rec["kind"] for rec in recs], dtype=object),
-                "randomising_seats": np.array([len(rec["randomising"]) for rec in recs]),
-                "cycle_length": np.array([rec["cycle_length"] for rec in recs]),
-                "residual": np.array([rec["residual"] for rec in recs])}
-        for n in range(MAX_PLAYERS):
-            cols[layout.SCORES[n]] = np.array([rec["scores"][n] if n < N else 0 for rec in recs])
-        ctx.write("pig_cycle_tuples", cols)
-    mix = []
-    for rec in recs:
-        for m, states, q in rec["randomising"]:
-            qs = q if isinstance(q, list) else [q] * len(states)
-            for k, p in zip(states, qs):
-                mix.append((*rec["scores"], *([0] * (MAX_PLAYERS - N)), m + 1, k, float(p)))
-    mix.sort()
-    if mix:
-        cols = {"variant": name, "players": N}
-        for n, column in enumerate((*layout.SCORES, "seat", "k")):
-            cols[column] = np.array([row[n] for row in mix], dtype=np.int64)
-        cols["p_roll"] = np.array([row[-1] for row in mix])
-        ctx.write("pig_mixing", cols)
+    write_cycles(ctx, "pig_cycle_tuples", "pig_mixing", block, N, sol.mixed, layout.SCORES, ("k",))
 
 
 def write_policies(ctx, name: str, sol: solver.Solution) -> None:

@@ -18,19 +18,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from dicebase.builder.nplayer_tables import digits, write_cycles, write_turn_starts
 from dicebase.builder.rolled_ones import nplayer
 from dicebase.layout import rolled_ones as layout
 from dicebase.rules.rolled_ones import (
     MAX_PLAYERS, NPLAYER_RULES_TEXT, Rules, final_totals, nplayer_rules,
 )
-
-#: Rows per append of the turn starts (4 players at goal 50 write 25 million rows: bounded memory).
-CHUNK_ROWS = 1_000_000
-
-
-def _digits(idx: np.ndarray, goal: int, width: int) -> list[np.ndarray]:
-    """The base-``goal`` digits of ``idx``, most significant first (``width`` of them)."""
-    return [(idx // goal ** (width - 1 - d)) % goal for d in range(width)]
 
 
 def build_players(ctx, name: str, rules: Rules, players: tuple[int, ...], policy_players: tuple[int, ...] = (),
@@ -123,19 +116,8 @@ def write(ctx, name: str, sol: nplayer.Solution) -> None:
         "mixed_tuples": sol.stats["mixed_tuples"], "description": desc,
     })
 
-    # turn starts: seat-major, then the tuple index (layout.start_position), in chunks
-    T = spec.tuples
-    rows = 0
-    for m in range(N):
-        for a in range(0, T, CHUNK_ROWS):
-            idx = np.arange(a, min(a + CHUNK_ROWS, T), dtype=np.int64)
-            digits = _digits(idx, G, N)
-            cols = {"variant": name, "players": N, "seat": np.full(len(idx), m + 1, dtype=np.int64)}
-            for n in range(MAX_PLAYERS):
-                cols[layout.SCORES[n]] = digits[n] if n < N else 0
-                cols[layout.WINS[n]] = sol.start[idx, m, n] if n < N else 0.0
-            ctx.write(layout.TURN_STARTS, cols)
-            rows += len(idx)
+    block = {"variant": name, "players": N}
+    rows = write_turn_starts(ctx, layout.TURN_STARTS, block, sol.start, G, layout.SCORES, layout.WINS)
     assert rows == layout.start_rows(G, N), (name, N, rows)
 
     # the final round, compactly: seat j's values above the bar (layout.final_position)
@@ -146,7 +128,7 @@ def write(ctx, name: str, sol: nplayer.Solution) -> None:
         nR, TT = f.fa[j].shape[:2]
         assert TT == tt[j], (TT, tt[j])
         R, ti, o = (x.ravel() for x in np.meshgrid(np.arange(nR), np.arange(TT), np.arange(L), indexing="ij"))
-        later = _digits(R, G, N - 1 - j)
+        later = digits(R, G, N - 1 - j)
         cols = {"variant": name, "players": N, "seat": np.full(len(R), j + 1, dtype=np.int64),
                 "total": G + 1 + ti, "ones": o,
                 "best": np.where(f.froll[j][R, ti, o], "roll", "hold").astype(object),
@@ -158,30 +140,7 @@ def write(ctx, name: str, sol: nplayer.Solution) -> None:
         rows += len(R)
     assert rows == layout.final_layout(r, N, spec.cap)[2], (name, N, rows)
 
-    # cycle tuples and their mixing probabilities, in key order
-    recs = sorted(sol.mixed, key=lambda rec: rec["scores"])
-    if recs:
-        cols = {"variant": name, "players": N,
-                "kind": np.array([rec["kind"] for rec in recs], dtype=object),
-                "randomising_seats": np.array([len(rec["randomising"]) for rec in recs]),
-                "cycle_length": np.array([rec["cycle_length"] for rec in recs]),
-                "residual": np.array([rec["residual"] for rec in recs])}
-        for n in range(MAX_PLAYERS):
-            cols[layout.SCORES[n]] = np.array([rec["scores"][n] if n < N else 0 for rec in recs])
-        ctx.write("rolled_ones_cycle_tuples", cols)
-    mix = []
-    for rec in recs:
-        for m, states, q in rec["randomising"]:
-            qs = q if isinstance(q, list) else [q] * len(states)
-            for (k, o), p in zip(states, qs):
-                mix.append((*rec["scores"], *([0] * (MAX_PLAYERS - N)), m + 1, k, o, float(p)))
-    mix.sort()
-    if mix:
-        cols = {"variant": name, "players": N}
-        for n, column in enumerate((*layout.SCORES, "seat", "k", "o")):
-            cols[column] = np.array([row[n] for row in mix], dtype=np.int64)
-        cols["p_roll"] = np.array([row[-1] for row in mix])
-        ctx.write("rolled_ones_mixing", cols)
+    write_cycles(ctx, "rolled_ones_cycle_tuples", "rolled_ones_mixing", block, N, sol.mixed, layout.SCORES, ("k", "o"))
 
 
 __all__ = ["build_players", "write"]

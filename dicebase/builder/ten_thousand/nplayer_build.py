@@ -21,13 +21,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from dicebase.builder.nplayer_tables import write_turn_starts
 from dicebase.layout import ten_thousand as layout
 from dicebase.rules.ten_thousand import (
     KEEP_PRIORITY_TEXT, MAX_PLAYERS, NPLAYER_RULES_TEXT, RuleSet, nplayer_turn_starts, turn_states,
 )
-
-#: Rows per append of the turn starts (bounded memory for large blocks).
-CHUNK_ROWS = 1_000_000
 
 
 def solve_players(rules: RuleSet, players: int, goal: int, progress=None, runner=None):
@@ -118,11 +116,6 @@ def _decision_note(rules: RuleSet, d: tuple) -> dict:
             "roll_group": d[2] - int(mv.sg[c]), "keep_first": d[3], "keep_second": d[4], "p_first": d[5]}
 
 
-def _digits(idx: np.ndarray, G: int, width: int) -> list[np.ndarray]:
-    """The base-``G`` digits of ``idx``, most significant first (``width`` of them)."""
-    return [(idx // G ** (width - 1 - d)) % G for d in range(width)]
-
-
 def final_round_rows(sol) -> tuple[dict, tuple[int, ...]]:
     """``ten_thousand_final_round``'s columns of a solution (units; the layout's order) and the deficits kept
     per gap pattern of each ``later`` (index 0 unused)."""
@@ -209,20 +202,8 @@ def write(ctx, sol) -> None:
         "unproven_tuples": st["unproven_tuples"], "description": desc,
     })
 
-    # turn starts: seat-major, then the tuple index (layout.np_start_position), in chunks
-    T = spec.tuples
-    rows = 0
-    for m in range(N):
-        for a in range(0, T, CHUNK_ROWS):
-            idx = np.arange(a, min(a + CHUNK_ROWS, T), dtype=np.int64)
-            digits = _digits(idx, G, N)
-            cols = {**block, "seat": np.full(len(idx), m + 1, dtype=np.int64)}
-            for n in range(MAX_PLAYERS):
-                cols[layout.NP_SCORES[n]] = digits[n] * u if n < N else 0
-                cols[layout.NP_WINS[n]] = sol.start[idx, m, n] if n < N else 0.0
-            cols["kmax"] = sol.kmax[idx, m].astype(np.int64) * u
-            ctx.write(layout.NP_TURN_STARTS, cols)
-            rows += len(idx)
+    rows = write_turn_starts(ctx, layout.NP_TURN_STARTS, block, sol.start, G, layout.NP_SCORES, layout.NP_WINS, unit=u,
+                             more=lambda idx, m: {"kmax": sol.kmax[idx, m].astype(np.int64) * u})
     assert rows == layout.np_start_rows(G, N), (rs.name, N, rows)
 
     # the final round by deficits (layout.np_final_position)
