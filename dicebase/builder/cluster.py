@@ -371,7 +371,10 @@ class DaskRunner:
         seconds = SCATTER_SECONDS + _nbytes(value) / SCATTER_BYTES_PER_SECOND
         for attempt in range(ATTEMPTS):
             try:
-                return self.client.scatter([value], broadcast=True, hash=False, timeout=seconds)[0]
+                # scatter's own timeout bounds only the wait for workers, not the broadcast: bound the whole call
+                return self.client.sync(lambda: self.client.scatter([value], broadcast=True, hash=False,
+                                                                    asynchronous=True),
+                                        callback_timeout=seconds)[0]
             except (OSError, TimeoutError):  # TimeoutError: a broadcast to a worker killed under it never ends
                 if attempt == ATTEMPTS - 1:
                     raise
